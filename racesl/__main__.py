@@ -1,0 +1,3 @@
+from racesl.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""Checking: load modules along the search path, then check each in dependency order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from racesl.check.checker import ModuleChecker
+from racesl.check.loader import Loader, expand_paths
+from racesl.check.model import CheckedModule, EnvSig, HelperSig
+from racesl.diagnostics import Diagnostic, has_errors
+
+
+@attrs.define
+class Checked:
+    modules: dict[str, CheckedModule]  # dependency order
+    roots: list[str]  # the modules named on the command line
+    diagnostics: list[Diagnostic]
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+    def envs(self, only_roots: bool = False) -> list[EnvSig]:
+        mods = self.roots if only_roots else list(self.modules)
+        return [e for m in mods if m in self.modules for e in self.modules[m].envs.values()]
+
+    def env(self, qualname: str) -> EnvSig | None:
+        mod, _, name = qualname.rpartition(".")
+        m = self.modules.get(mod)
+        return None if m is None else m.envs.get(name)
+
+
+def check_paths(paths: list[str | Path], include: list[str | Path] = (), overlay: dict[str, str] | None = None) -> Checked:
+    loader = Loader([Path(p) for p in include], overlay)
+    roots = []
+    for p in expand_paths(list(paths)):
+        src = loader.load_file(p)
+        if src is not None:
+            roots.append(src.name)
+    ordered = loader.order()
+    checked: dict[str, CheckedModule] = {}
+    diags = list(loader.diagnostics)
+    for src in ordered:
+        cm = ModuleChecker(src, checked, loader.broken).run()
+        checked[src.name] = cm
+        diags.extend(cm.diagnostics)
+    return Checked(checked, list(dict.fromkeys(roots)), sorted(diags, key=Diagnostic.sort_key))

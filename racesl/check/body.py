@@ -1,0 +1,673 @@
+"""Checking bodies: the allowed subset, names, calls, methods by receiver, and a small
+local type inference (enough to pick the right method table, catch obvious return-type
+mistakes, and show local types in the editor)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
+from racesl.check import names as N
+from racesl.diagnostics import Diagnostic, Severity, Span
+from racesl.syntax import ast as A
+from racesl.types import types as T
+
+
+@attrs.define
+class Symbol:
+    """A module-level name as a body sees it."""
+
+    kind: str  # "env" | "helper" | "type" | "module"
+    qualname: str  # "numbers.fibonacci" / module name for kind == "module"
+    pyname: str | None = None
+    nparams: int | None = None  # for functions
+    params: tuple[str, ...] = ()
+    returns: T.Type | None = None
+    type: T.Type | None = None  # for kind == "type"
+    span: Span | None = None
+    path: str | None = None
+    imported: bool = False
+
+
+class Scope:
+    """Module-level names plus access to other modules' exports (for `mod.name`)."""
+
+    def __init__(self, module: str, symbols: dict[str, Symbol],
+                 exports: Callable[[str], dict[str, Symbol] | None], skipped: frozenset[str] = frozenset()):
+        self.module = module
+        self.skipped = skipped
+        self.symbols = symbols
+        self.exports = exports
+        self.used: set[str] = set()
+
+    def lookup(self, name: str) -> Symbol | None:
+        s = self.symbols.get(name)
+        if s is not None:
+            self.used.add(name)
+        return s
+
+    def member(self, module_name: str, attr: str) -> Symbol | None:
+        ex = self.exports(module_name)
+        return None if ex is None else ex.get(attr)
+
+
+def always_exits(stmts) -> bool:
+    """Conservatively: does control never fall off the end of this block?"""
+    return any(_exits(s) for s in stmts)
+
+
+def _exits(last) -> bool:
+    if isinstance(last, A.Return):
+        return True
+    if isinstance(last, A.Assert) and isinstance(last.test, A.Const) and last.test.value is False:
+        return True
+    if isinstance(last, A.If):
+        return always_exits(last.body) and always_exits(last.orelse)
+    if isinstance(last, A.While) and isinstance(last.test, A.Const) and last.test.value is True:
+        return not any(isinstance(n, A.Break) for s in last.body for n in _walk_loop_body(s))
+    return False
+
+
+def _walk_loop_body(s):
+    """Nodes of a loop body, not descending into nested loops (their breaks are theirs)."""
+    stack = [s]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (A.For, A.While)):
+            continue
+        stack.extend(A.children(n))
+
+
+def _assigned_names(target: A.Expr, out: list[A.Name]) -> None:
+    if isinstance(target, A.Name):
+        out.append(target)
+    elif isinstance(target, (A.TupleExpr, A.ListExpr)):
+        for e in target.elts:
+            _assigned_names(e, out)
+
+
+class BodyChecker:
+    def __init__(self, scope: Scope, path: str, diags: list[Diagnostic]):
+        self.scope = scope
+        self.path = path
+        self.diags = diags
+        self.local_types: dict[str, T.Type] = {}
+        self.locals: set[str] = set()
+        self.scopes: list[dict[str, T.Type]] = []  # comprehension / lambda scopes
+        # resolutions the lowering needs: id(node) -> python name
+        self.resolved: dict[int, str] = {}
+
+    def err(self, code: str, msg: str, span: Span, hint: str | None = None,
+            severity: Severity = Severity.ERROR) -> None:
+        self.diags.append(Diagnostic(code, msg, span, self.path, severity, hint))
+
+    # ------------------------------------------------------------ entry points
+
+    def check_function(self, fn: A.FuncDef, params: dict[str, T.Type | None],
+                       returns: T.Type | None) -> dict[str, T.Type]:
+        self.locals = set(params)
+        self.local_types = {k: v for k, v in params.items() if v is not None}
+        for stmt in fn.body:
+            for n in A.walk(stmt):
+                targets: list[A.Name] = []
+                if isinstance(n, A.Assign):
+                    for t in n.targets:
+                        _assigned_names(t, targets)
+                elif isinstance(n, (A.AugAssign,)):
+                    _assigned_names(n.target, targets)
+                elif isinstance(n, A.For):
+                    _assigned_names(n.target, targets)
+                for t in targets:
+                    self.locals.add(t.id)
+        self._infer_locals(fn.body, params)
+        self._stmts(fn.body)
+        if returns is not None and not always_exits(fn.body) and "#recovered" not in self.scope.skipped:
+            self.err("E507", f"'{fn.name}' can reach the end of its body without returning a value",
+                     fn.name_span, "add a return statement at the end (or `assert False` for unreachable ends)")
+        if returns is not None:
+            self._check_returns(fn.body, returns)
+        return dict(self.local_types)
+
+    def check_predicate(self, e: A.Expr, subject: T.Type = T.ANY) -> None:
+        self.locals = {"it"}
+        self.local_types = {"it": subject}
+        self.expr(e)
+        t = self.infer(e)
+        if not isinstance(t, (T.BoolT, T.AnyT)):
+            self.err("E302", f"a refinement must be a Bool predicate over 'it', this is {t}", e.span,
+                     "compare it with something, e.g. `where 0 <= it <= 9`")
+
+    # ------------------------------------------------------------ inference
+
+    def _infer_locals(self, body, params) -> None:
+        seen: dict[str, T.Type] = {}
+        conflict: set[str] = set()
+        for _ in range(2):
+            for stmt in body:
+                for n in A.walk(stmt):
+                    pairs: list[tuple[str, T.Type]] = []
+                    if isinstance(n, A.Assign):
+                        for tgt in n.targets:
+                            if isinstance(tgt, A.Name):
+                                pairs.append((tgt.id, self.infer(n.value)))
+                            elif isinstance(tgt, A.TupleExpr) and isinstance(n.value, A.TupleExpr) \
+                                    and len(tgt.elts) == len(n.value.elts):
+                                for a, b in zip(tgt.elts, n.value.elts):
+                                    if isinstance(a, A.Name):
+                                        pairs.append((a.id, self.infer(b)))
+                    elif isinstance(n, A.For) and isinstance(n.target, A.Name):
+                        pairs.append((n.target.id, self._elem_type(n.iter)))
+                    for name, t in pairs:
+                        if name in params:
+                            continue
+                        if isinstance(t, T.AnyT):
+                            conflict.add(name)
+                        elif name in seen and not T.compatible(seen[name], t):
+                            conflict.add(name)
+                        else:
+                            seen.setdefault(name, t)
+            for name, t in seen.items():
+                if name not in conflict:
+                    self.local_types[name] = t
+                else:
+                    self.local_types.pop(name, None)
+
+    def _elem_type(self, it: A.Expr) -> T.Type:
+        if isinstance(it, A.Call) and isinstance(it.func, A.Name) and it.func.id == "range" \
+                and self._is_builtin("range"):
+            return T.INT
+        t = T.shape(T.unwrap(self.infer(it)))
+        if isinstance(t, T.StrT):
+            return T.STR
+        if isinstance(t, (T.ListT, T.SetT)):
+            return t.elem
+        if isinstance(t, T.DictT):
+            return t.key
+        return T.ANY
+
+    def _lookup_local(self, name: str) -> T.Type | None:
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        return self.local_types.get(name)
+
+    def _is_local(self, name: str) -> bool:
+        return any(name in s for s in self.scopes) or name in self.locals
+
+    def _is_builtin(self, name: str) -> bool:
+        return not self._is_local(name) and name in N.BUILTINS and self.scope.symbols.get(name) is None
+
+    def infer(self, e: A.Expr) -> T.Type:
+        if isinstance(e, A.Const):
+            return T.BOOL if isinstance(e.value, bool) else T.INT if isinstance(e.value, int) else T.STR
+        if isinstance(e, A.FString):
+            return T.STR
+        if isinstance(e, A.Name):
+            if self._is_local(e.id):
+                return self._lookup_local(e.id) or T.ANY
+            return T.ANY
+        if isinstance(e, A.Compare):
+            return T.BOOL
+        if isinstance(e, A.UnaryOp):
+            if e.op == "not":
+                return T.BOOL
+            t = T.shape(self.infer(e.operand))
+            return T.INT if isinstance(t, (T.IntT, T.BoolT)) else T.ANY
+        if isinstance(e, A.BoolOp):
+            ts = [self.infer(v) for v in e.values]
+            return T.BOOL if all(isinstance(T.shape(t), T.BoolT) for t in ts) else T.ANY
+        if isinstance(e, A.BinOp):
+            lt, rt = T.shape(T.unwrap(self.infer(e.left))), T.shape(T.unwrap(self.infer(e.right)))
+            ints = (T.IntT, T.BoolT)
+            if isinstance(lt, ints) and isinstance(rt, ints) and e.op != "/":
+                return T.INT
+            if e.op == "+" and type(lt) is type(rt) and isinstance(lt, (T.StrT, T.ListT)):
+                return T.erase(lt)
+            if e.op == "*" and {type(lt), type(rt)} == {T.StrT, T.IntT}:
+                return T.STR
+            if e.op == "*" and isinstance(lt, T.ListT) and isinstance(rt, T.IntT):
+                return T.erase(lt)
+            if e.op == "%" and isinstance(lt, T.StrT):
+                return T.STR
+            return T.ANY
+        if isinstance(e, A.IfExp):
+            a, b = self.infer(e.body), self.infer(e.orelse)
+            return a if T.erase(a) == T.erase(b) else T.ANY
+        if isinstance(e, A.ListExpr):
+            return T.ListT(self._common([self.infer(x) for x in e.elts]))
+        if isinstance(e, A.TupleExpr):
+            return T.TupleT(tuple(T.erase(self.infer(x)) for x in e.elts))
+        if isinstance(e, A.SetExpr):
+            return T.SetT(self._common([self.infer(x) for x in e.elts]))
+        if isinstance(e, A.DictExpr):
+            return T.DictT(self._common([self.infer(k) for k in e.keys]),
+                           self._common([self.infer(v) for v in e.values]))
+        if isinstance(e, A.Comprehension):
+            self._push_comp_scope(e)
+            try:
+                elt = T.erase(self.infer(e.elt))
+                val = T.erase(self.infer(e.value)) if e.value is not None else None
+            finally:
+                self.scopes.pop()
+            if e.kind == "list":
+                return T.ListT(elt)
+            if e.kind == "set":
+                return T.SetT(elt)
+            if e.kind == "dict":
+                return T.DictT(elt, val)
+            return T.ANY
+        if isinstance(e, A.Subscript):
+            vt = T.shape(T.unwrap(self.infer(e.value)))
+            if isinstance(vt, T.StrT):
+                return T.STR
+            if isinstance(vt, T.ListT):
+                return T.erase(vt) if isinstance(e.index, A.Slice) else vt.elem
+            if isinstance(vt, T.DictT):
+                return vt.value
+            if isinstance(vt, T.TupleT):
+                if isinstance(e.index, A.Const) and type(e.index.value) is int and -len(vt.elems) <= e.index.value < len(vt.elems):
+                    return vt.elems[e.index.value]
+                if isinstance(e.index, A.Slice):
+                    return T.ANY
+            return T.ANY
+        if isinstance(e, A.Call):
+            return self._infer_call(e)
+        return T.ANY
+
+    def _common(self, ts: list[T.Type]) -> T.Type:
+        es = {T.erase(t) for t in ts}
+        return es.pop() if len(es) == 1 else T.ANY
+
+    def _infer_call(self, e: A.Call) -> T.Type:
+        f = e.func
+        if isinstance(f, A.Name):
+            if self._is_builtin(f.id):
+                arg = self.infer(e.args[0]) if e.args else T.ANY
+                ash = T.shape(T.unwrap(arg))
+                simple = {"len": T.INT, "str": T.STR, "int": T.INT, "bool": T.BOOL, "ord": T.INT,
+                          "chr": T.STR, "bin": T.STR, "hex": T.STR, "all": T.BOOL, "any": T.BOOL,
+                          "sum": T.INT if not e.keywords and len(e.args) == 1 else T.ANY}
+                if f.id in simple:
+                    return simple[f.id]
+                if f.id == "abs" and isinstance(ash, (T.IntT, T.BoolT)):
+                    return T.INT
+                if f.id in ("sorted", "list"):
+                    if isinstance(ash, (T.ListT, T.SetT)):
+                        return T.ListT(T.erase(ash.elem))
+                    if isinstance(ash, T.StrT):
+                        return T.ListT(T.STR)
+                    if f.id == "list" and not e.args:
+                        return T.ListT(T.ANY)
+                    return T.ListT(T.erase(self._elem_type(e.args[0]))) if e.args else T.ANY
+                if f.id in ("min", "max") and len(e.args) == 1 and isinstance(ash, (T.ListT, T.SetT)):
+                    return T.erase(ash.elem)
+                if f.id in ("min", "max") and len(e.args) > 1:
+                    return self._common([self.infer(a) for a in e.args])
+                if f.id == "divmod":
+                    return T.TupleT((T.INT, T.INT))
+                if f.id == "pow" and all(isinstance(T.shape(self.infer(a)), T.IntT) for a in e.args):
+                    return T.INT
+                return T.ANY
+            if not self._is_local(f.id):
+                sym = self.scope.symbols.get(f.id)
+                if sym is not None and sym.kind in ("env", "helper") and sym.returns is not None:
+                    return sym.returns
+            return T.ANY
+        if isinstance(f, A.Attribute):
+            if isinstance(f.value, A.Name) and not self._is_local(f.value.id):
+                mod = self.scope.symbols.get(f.value.id)
+                if mod is not None and mod.kind == "module":
+                    sym = self.scope.member(mod.qualname, f.attr)
+                    return sym.returns if sym is not None and sym.returns is not None else T.ANY
+            rt = T.shape(T.unwrap(self.infer(f.value)))
+            m = f.attr
+            if isinstance(rt, T.StrT):
+                if m in ("upper", "lower", "strip", "replace", "zfill", "title", "swapcase", "join"):
+                    return T.STR
+                if m.startswith("is") or m in ("startswith", "endswith"):
+                    return T.BOOL
+                if m in ("find", "count", "index"):
+                    return T.INT
+                if m == "split":
+                    return T.ListT(T.STR)
+            if isinstance(rt, T.ListT):
+                if m in ("index", "count"):
+                    return T.INT
+                if m == "pop":
+                    return rt.elem
+                if m == "copy":
+                    return T.erase(rt)
+            if isinstance(rt, T.DictT):
+                if m in ("get", "setdefault", "pop"):
+                    return rt.value if len(e.args) == 1 or m == "pop" else T.ANY
+                if m == "copy":
+                    return T.erase(rt)
+        return T.ANY
+
+    def _push_comp_scope(self, e: A.Comprehension) -> None:
+        scope: dict[str, T.Type] = {}
+        self.scopes.append(scope)
+        for g in e.generators:
+            names: list[A.Name] = []
+            _assigned_names(g.target, names)
+            et = self._elem_type(g.iter) if isinstance(g.target, A.Name) else T.ANY
+            for n in names:
+                scope[n.id] = et if isinstance(g.target, A.Name) else T.ANY
+
+    # ------------------------------------------------------------ statements
+
+    def _stmts(self, stmts) -> None:
+        dead = False
+        for s in stmts:
+            if dead:
+                self.err("W602", "unreachable code", s.span, "remove it, or move it before the "
+                         "return/break/continue", Severity.WARNING)
+                dead = False  # one warning per block
+                break
+            self._stmt(s)
+            if isinstance(s, (A.Return, A.Break, A.Continue)):
+                dead = True
+        if dead:
+            return
+
+    def _stmt(self, s) -> None:
+        if isinstance(s, A.Assign):
+            for t in s.targets:
+                self._target(t)
+            self.expr(s.value)
+        elif isinstance(s, A.AugAssign):
+            self._target(s.target)
+            if not isinstance(s.target, A.Name):
+                pass
+            self.expr(s.target)
+            self.expr(s.value)
+        elif isinstance(s, A.ExprStmt):
+            self.expr(s.value)
+        elif isinstance(s, A.If):
+            self.expr(s.test)
+            self._stmts(s.body)
+            self._stmts(s.orelse)
+        elif isinstance(s, A.For):
+            self._target(s.target)
+            self.expr(s.iter)
+            self._stmts(s.body)
+            self._stmts(s.orelse)
+        elif isinstance(s, A.While):
+            self.expr(s.test)
+            self._stmts(s.body)
+            self._stmts(s.orelse)
+        elif isinstance(s, A.Return):
+            if s.value is not None:
+                self.expr(s.value)
+        elif isinstance(s, A.Assert):
+            self.expr(s.test)
+            if s.msg is not None:
+                self.expr(s.msg)
+
+    def _check_returns(self, body, returns: T.Type) -> None:
+        for stmt in body:
+            for n in A.walk(stmt):
+                if isinstance(n, A.Return):
+                    if n.value is None:
+                        self.err("E303", f"bare return, but the signature promises {returns}", n.span,
+                                 "return a value")
+                        continue
+                    t = self.infer(n.value)
+                    # a newtype's body builds its representation; the return makes it nominal
+                    if not (T.compatible(t, returns) or T.compatible(T.unwrap(t), T.unwrap(returns))):
+                        self.err("E303", f"returns {T.erase(t)}, but the signature says {T.erase(returns)}",
+                                 n.value.span, "change the returned value or the declared return type")
+
+    def _target(self, t: A.Expr) -> None:
+        if isinstance(t, A.Name):
+            p = N.name_problem(t.id)
+            if p:
+                self.err(p[0], p[1], t.span, p[2])
+            elif t.id in N.BUILTINS or t.id in N.CONSTANTS:
+                self.err("E508", f"assignment to '{t.id}' would shadow a builtin", t.span,
+                         "pick another name")
+            elif self.scope.symbols.get(t.id) is not None:
+                self.err("E508", f"assignment to '{t.id}' would shadow a module-level name", t.span,
+                         "pick another name")
+        elif isinstance(t, (A.TupleExpr, A.ListExpr)):
+            for e in t.elts:
+                self._target(e)
+        elif isinstance(t, A.Subscript):
+            self.expr(t.value)
+            self.expr(t.index)
+        elif isinstance(t, A.Attribute):
+            self.err("E501", "assigning to an attribute is not allowed", t.span,
+                     "values are immutable records; build a new value instead")
+        else:
+            self.err("E500", "cannot assign to this expression", t.span, "assign to a name, a tuple of names or a subscript")
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e) -> None:
+        """Check an expression tree. Iterative over the common recursive shapes."""
+        m = getattr(self, "_e_" + type(e).__name__, None)
+        if m is not None:
+            m(e)
+        else:
+            for c in A.children(e):
+                self.expr(c)
+
+    def _e_Name(self, e: A.Name) -> None:
+        p = N.name_problem(e.id)
+        if p:
+            self.err(p[0], p[1], e.span, p[2])
+            return
+        if self._is_local(e.id):
+            return
+        sym = self.scope.lookup(e.id)
+        if sym is not None:
+            if sym.kind == "type":
+                self.err("E305", f"'{e.id}' is a type, not a value", e.span,
+                         "types appear in signatures; sample or build a value instead")
+            elif sym.kind == "module":
+                self.err("E305", f"module '{e.id}' is not a value", e.span,
+                         f"refer to one of its names: {e.id}.NAME")
+            else:
+                self.resolved[id(e)] = sym.pyname
+            return
+        if e.id in N.BUILTINS:
+            return
+        if e.id in self.scope.skipped:
+            return  # probably defined in a statement that did not parse
+        if e.id == "None":
+            self.err("E200", "there is no None in racesl", e.span,
+                     "every value has a type; use an empty value, -1, or an assert for 'no answer'")
+            return
+        visible = set(self.locals) | set(self.scope.symbols) | set(N.BUILTINS)
+        for s in self.scopes:
+            visible |= set(s)
+        close = N.suggest(e.id, visible)
+        hint = f"did you mean '{close}'?" if close else None
+        if e.id in ("open", "eval", "exec", "getattr", "setattr", "globals", "locals", "vars", "print",
+                    "input", "compile", "type", "object", "id", "hash", "format", "iter", "next", "float",
+                    "isinstance", "callable", "repr", "map", "filter", "round", "super", "memoryview",
+                    "bytes", "bytearray", "breakpoint", "help", "dir", "delattr", "hasattr", "frozenset"):
+            hint = "bodies may only call the builtins listed in the language reference (§4)"
+        self.err("E200", f"unknown name '{e.id}'", e.span, hint)
+
+    def _e_Attribute(self, e: A.Attribute) -> None:
+        if self._module_member(e) is not None:
+            return
+        p = N.name_problem(e.attr)
+        if p:
+            self.err("E502" if p[0] == "E502" else "E501", f"attribute '{e.attr}' is not allowed", e.attr_span, p[2])
+            return
+        self.err("E501", f"attribute access '.{e.attr}' is not allowed", e.attr_span,
+                 "only calls of the listed methods are allowed, e.g. s.upper()")
+        self.expr(e.value)
+
+    def _module_member(self, e: A.Attribute) -> Symbol | None:
+        """`mod.name` where mod is an imported module: resolve it (reporting E204 if missing)."""
+        if not isinstance(e.value, A.Name) or self._is_local(e.value.id):
+            return None
+        sym = self.scope.symbols.get(e.value.id)
+        if sym is None or sym.kind != "module":
+            return None
+        self.scope.used.add(e.value.id)
+        member = self.scope.member(sym.qualname, e.attr)
+        if member is None:
+            ex = self.scope.exports(sym.qualname) or {}
+            close = N.suggest(e.attr, ex)
+            self.err("E204", f"module '{sym.qualname}' has no name '{e.attr}'", e.attr_span,
+                     f"did you mean '{close}'?" if close else None)
+            return Symbol("error", "")
+        if member.kind == "type":
+            self.err("E305", f"'{e.value.id}.{e.attr}' is a type, not a value", e.span)
+        elif member.pyname:
+            self.resolved[id(e)] = member.pyname
+        return member
+
+    def _e_Compare(self, e: A.Compare) -> None:
+        for op in e.ops:
+            if op in ("is", "is not"):
+                self.err("E500", f"'{op}' compares object identity, which is not part of the language", e.span,
+                         "use '==' or '!='" if op == "is" else "use '!='")
+                break
+        self.expr(e.left)
+        for c in e.comparators:
+            self.expr(c)
+
+    def _e_BinOp(self, e: A.BinOp) -> None:
+        # left-nested chains (a + b + c + ...) are walked iteratively
+        stack = [e]
+        while stack:
+            b = stack.pop()
+            if isinstance(b, A.BinOp):
+                lt, rt = T.erase(self.infer(b.left)), T.erase(self.infer(b.right))
+                if b.op == "+" and not T.compatible(lt, rt) and not (
+                        isinstance(lt, (T.IntT, T.BoolT)) and isinstance(rt, (T.IntT, T.BoolT))):
+                    self.err("E303", f"cannot add {lt} and {rt}", b.op_span,
+                             "convert one side, e.g. str(n) or int(s)")
+                stack.append(b.right)
+                stack.append(b.left)
+            else:
+                self.expr(b)
+
+    def _e_Lambda(self, e: A.Lambda) -> None:
+        scope = {}
+        for p in e.params:
+            prob = N.name_problem(p.name)
+            if prob:
+                self.err(prob[0], prob[1], p.span, prob[2])
+            scope[p.name] = T.ANY
+        self.scopes.append(scope)
+        try:
+            self.expr(e.body)
+        finally:
+            self.scopes.pop()
+
+    def _e_Comprehension(self, e: A.Comprehension) -> None:
+        # the first iterable is evaluated in the enclosing scope, as in Python
+        self.expr(e.generators[0].iter)
+        self._push_comp_scope(e)
+        try:
+            for k, g in enumerate(e.generators):
+                self._target(g.target)
+                if k:
+                    self.expr(g.iter)
+                for c in g.ifs:
+                    self.expr(c)
+            self.expr(e.elt)
+            if e.value is not None:
+                self.expr(e.value)
+        finally:
+            self.scopes.pop()
+
+    def _e_Call(self, e: A.Call) -> None:
+        for k in e.keywords:
+            p = N.name_problem(k.name)
+            if p:
+                self.err(p[0], p[1], k.span, p[2])
+        f = e.func
+        nargs, kws = len(e.args), {k.name for k in e.keywords}
+        if isinstance(f, A.Name) and not self._is_local(f.id):
+            sym = self.scope.lookup(f.id)
+            if sym is not None and sym.kind in ("env", "helper"):
+                self.resolved[id(f)] = sym.pyname
+                self._check_fn_call(e, f.id, sym)
+            elif sym is not None:
+                self._e_Name(f)
+            elif f.id in N.BUILTINS:
+                lo, hi, allowed = N.BUILTINS[f.id]
+                self._arity(e, f.id, lo, hi, allowed, nargs, kws)
+            else:
+                self._e_Name(f)
+        elif isinstance(f, A.Attribute):
+            member = self._module_member(f)
+            if member is not None:
+                if member.kind in ("env", "helper"):
+                    self._check_fn_call(e, f"{f.value.id}.{f.attr}", member)
+            else:
+                self._method_call(e, f, nargs, kws)
+        elif isinstance(f, (A.Const, A.FString, A.ListExpr, A.DictExpr, A.TupleExpr, A.SetExpr)):
+            self.err("E506", "this value is not callable", f.span)
+        else:
+            self.expr(f)
+        for a in e.args:
+            self.expr(a)
+        for k in e.keywords:
+            self.expr(k.value)
+
+    def _check_fn_call(self, e: A.Call, shown: str, sym: Symbol) -> None:
+        nparams = sym.nparams or 0
+        for k in e.keywords:
+            if k.name not in sym.params:
+                self.err("E504", f"'{shown}' has no parameter '{k.name}'", k.span,
+                         f"parameters: {', '.join(sym.params)}")
+        given = len(e.args) + len(e.keywords)
+        if given != nparams:
+            self.err("E504", f"'{shown}' takes {nparams} argument{'s' * (nparams != 1)}, {given} given", e.span,
+                     f"signature: {shown}({', '.join(sym.params)})")
+
+    def _arity(self, e, shown, lo, hi, allowed, nargs, kws) -> None:
+        bad = sorted(kws - allowed)
+        if bad:
+            self.err("E504", f"'{shown}' does not take the keyword '{bad[0]}'", e.span,
+                     f"allowed keywords: {', '.join(sorted(allowed))}" if allowed else "pass arguments by position")
+        if nargs < lo or (hi is not None and nargs > hi):
+            want = f"{lo}" if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
+            self.err("E504", f"'{shown}' takes {want} positional argument{'s' * (want != '1')}, {nargs} given", e.span)
+
+    def _method_call(self, e: A.Call, f: A.Attribute, nargs: int, kws: set[str]) -> None:
+        name = f.attr
+        p = N.name_problem(name)
+        if p:
+            self.err("E502" if p[0] == "E502" else "E501", f"attribute '{name}' is not allowed", f.attr_span, p[2])
+            return
+        self.expr(f.value)
+        rt = T.shape(T.unwrap(self.infer(f.value)))
+        is_rng = isinstance(f.value, A.Name) and f.value.id == "rng" and self._is_local("rng")
+        if is_rng:
+            table, what = N.RNG_METHODS, "rng"
+        elif isinstance(rt, T.StrT):
+            table, what = N.STR_METHODS, "Str"
+        elif isinstance(rt, T.ListT):
+            table, what = N.LIST_METHODS, "List"
+        elif isinstance(rt, T.DictT):
+            table, what = N.DICT_METHODS, "Dict"
+        elif isinstance(rt, T.TupleT):
+            table, what = N.TUPLE_METHODS, "Tuple"
+        elif isinstance(rt, (T.IntT, T.BoolT, T.SetT)):
+            table, what = {}, str(rt).split("[")[0]
+        else:
+            table, what = N.ALL_METHODS, None
+        if name not in table:
+            if what is None:
+                close = N.suggest(name, table)
+                hint = f"did you mean '{close}'?" if close else "see the method list in the language reference (§4)"
+                self.err("E503", f"'.{name}()' is not an allowed method", f.attr_span, hint)
+            else:
+                close = N.suggest(name, table)
+                listed = ", ".join(sorted(table)) or "none"
+                hint = f"did you mean '{close}'?" if close else f"{what} methods: {listed}"
+                self.err("E503", f"{what} has no allowed method '{name}'", f.attr_span, hint)
+            return
+        lo, hi, allowed = table[name]
+        self._arity(e, f".{name}()", lo, hi, allowed, nargs, kws)

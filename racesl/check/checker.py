@@ -1,0 +1,409 @@
+"""Checking modules: names, imports, types, signatures, decorators and descriptions.
+
+Input: parsed sources in dependency order (from the loader). Output: `CheckedModule`s
+with typed `EnvSig`/`HelperSig`s and diagnostics. Bodies are checked by `body.py`.
+"""
+
+from __future__ import annotations
+
+import string
+
+import attrs
+
+from racesl.check import names as N
+from racesl.check.body import BodyChecker, Scope, Symbol
+from racesl.check.loader import Source
+from racesl.check.model import CheckedModule, EnvSig, HelperSig, Setting
+from racesl.diagnostics import Diagnostic, Label, Severity, Span
+from racesl.lower.emit import expr_text, qualify
+from racesl.syntax import ast as A
+from racesl.types import types as T
+
+
+class ModuleChecker:
+    def __init__(self, src: Source, checked: dict[str, CheckedModule], broken: set[tuple[str, str]]):
+        self.src = src
+        self.checked = checked
+        self.broken = broken
+        self.name = src.name
+        self.path = src.path
+        self.out = CheckedModule(src.name, src.path, src.text, src.ast)
+        self.diags = self.out.diagnostics
+        self.diags.extend(src.diagnostics)
+        self.symbols: dict[str, Symbol] = {}
+        self.type_items: dict[str, A.TypeDecl] = {}
+        self._resolving: set[str] = set()
+        self.scope = Scope(self.name, self.symbols, self._exports, src.ast.skipped_names)
+        self.local_types: dict[str, dict[str, T.Type]] = {}  # function name → local types (editor)
+        self.resolved: dict[int, str] = {}
+
+    def err(self, code, msg, span, hint=None, severity=Severity.ERROR, labels=()):
+        self.diags.append(Diagnostic(code, msg, span, self.path, severity, hint, tuple(labels)))
+
+    def _exports(self, module: str) -> dict[str, Symbol] | None:
+        m = self.checked.get(module)
+        return None if m is None else getattr(m, "exports", None)
+
+    # ------------------------------------------------------------ driver
+
+    def run(self) -> CheckedModule:
+        items = self.src.ast.items
+        self._module_decl(items)
+        self._declare(items)
+        for it in items:
+            if isinstance(it, A.TypeDecl):
+                self._type_decl(it)
+        funcs = [it for it in items if isinstance(it, A.FuncDef)]
+        for fn in funcs:
+            self._signature(fn)
+        for fn in funcs:
+            self._body(fn)
+        for fn in funcs:
+            if fn.is_env and fn.name in self.out.envs:
+                self._env_extras(fn)
+        self._unused_imports(items)
+        self.out.exports = {k: v for k, v in self.symbols.items() if v.kind in ("env", "helper", "type")
+                            and not v.imported}
+        self.out.local_types = self.local_types
+        self.out.resolved = self.resolved
+        return self.out
+
+    def _module_decl(self, items) -> None:
+        decls = [it for it in items if isinstance(it, A.ModuleDecl)]
+        for k, d in enumerate(decls):
+            if k > 0 or items[0] is not d:
+                self.err("E205", "the module declaration must be the first line of the file", d.span,
+                         "move `module ...` to the top, or remove it")
+            elif d.name != self.name:
+                self.err("E205", f"module '{d.name}' is declared in a file named '{self.name}.races'", d.span,
+                         f"rename the file to {d.name}.races or declare `module {self.name}`")
+
+    def _declare(self, items) -> None:
+        first: dict[str, Span] = {}
+
+        def add(name: str, span: Span, sym: Symbol) -> None:
+            p = N.name_problem(name)
+            if p:
+                self.err(p[0], p[1], span, p[2])
+            if name in first:
+                self.err("E201", f"'{name}' is defined more than once", span, "rename one of them",
+                         labels=[(Label(first[name], "first defined here", self.path))])
+                return
+            if name in N.BUILTINS or name in ("Int", "Bool", "Str", "List", "Tuple", "Dict", "it"):
+                self.err("E201", f"'{name}' is a built-in name", span, "pick another name")
+                return
+            first[name] = span
+            self.symbols[name] = sym
+
+        for it in items:
+            if isinstance(it, A.Import):
+                if it.module in self.checked and (self.name, it.module) not in self.broken:
+                    add(it.module.split(".")[-1], it.module_span, Symbol("module", it.module, span=it.span))
+                else:
+                    self.symbols.setdefault(it.module, Symbol("error", it.module))
+            elif isinstance(it, A.FromImport):
+                mod = self.checked.get(it.module)
+                if mod is None or (self.name, it.module) in self.broken:
+                    for n in it.names:
+                        self.symbols.setdefault(n.name, Symbol("error", n.name))
+                    continue
+                for n in it.names:
+                    sym = mod.exports.get(n.name)
+                    if sym is None:
+                        close = N.suggest(n.name, mod.exports)
+                        self.err("E204", f"module '{it.module}' has no name '{n.name}'", n.span,
+                                 f"did you mean '{close}'?" if close else None)
+                        self.symbols.setdefault(n.name, Symbol("error", n.name))
+                    else:
+                        add(n.name, n.span, attrs.evolve(sym, imported=True))
+            elif isinstance(it, A.TypeDecl):
+                self.type_items[it.name] = it
+                add(it.name, it.name_span, Symbol("type", f"{self.name}.{it.name}", span=it.name_span, path=self.path))
+            elif isinstance(it, A.FuncDef):
+                kind = "env" if it.is_env else "helper"
+                add(it.name, it.name_span, Symbol(kind, f"{self.name}.{it.name}", qualify(self.name, it.name),
+                                                  len(it.params), tuple(p.name for p in it.params),
+                                                  span=it.name_span, path=self.path))
+
+    # ------------------------------------------------------------ types
+
+    def _type_decl(self, it: A.TypeDecl) -> T.Type:
+        sym = self.symbols.get(it.name)
+        if sym is not None and sym.type is not None:
+            return sym.type
+        if it.name in self._resolving:
+            self.err("E305", f"type '{it.name}' refers to itself", it.name_span,
+                     "racesl types are not recursive; bound the structure explicitly")
+            return T.ANY
+        self._resolving.add(it.name)
+        try:
+            t = self.resolve_type(it.type)
+        finally:
+            self._resolving.discard(it.name)
+        if it.nominal:
+            t = T.NewT(f"{self.name}.{it.name}", t)
+        if sym is not None and sym.kind == "type":
+            sym.type = t
+        self.out.types[it.name] = t
+        return t
+
+    def resolve_type(self, te: A.TypeExpr) -> T.Type:
+        base = self._type_head(te)
+        if te.where is None:
+            return base
+        checker = BodyChecker(self.scope, self.path, self.diags)
+        checker.check_predicate(te.where, base)
+        self.resolved.update(checker.resolved)
+        pred = T.Pred(te.where, expr_text(te.where), self.name, te.where.span, self.path)
+        return T.refine(base, (pred,))
+
+    def _type_head(self, te: A.TypeExpr) -> T.Type:
+        name, args = te.name, te.args
+        if name in T.BASE_TYPES:
+            if args:
+                self.err("E301", f"{name} takes no type arguments", te.span, f"write just {name}")
+            return T.BASE_TYPES[name]
+        if name == "List":
+            if len(args) != 1:
+                self.err("E301", f"List takes 1 type argument, {len(args)} given", te.span, "write List[T]")
+                return T.ListT(T.ANY)
+            return T.ListT(self.resolve_type(args[0]))
+        if name == "Tuple":
+            if not args:
+                self.err("E301", "Tuple needs at least one type argument", te.span, "write Tuple[T1, T2]")
+                return T.TupleT(())
+            return T.TupleT(tuple(self.resolve_type(a) for a in args))
+        if name == "Dict":
+            if len(args) != 2:
+                self.err("E301", f"Dict takes 2 type arguments, {len(args)} given", te.span, "write Dict[K, V]")
+                return T.DictT(T.ANY, T.ANY)
+            return T.DictT(self.resolve_type(args[0]), self.resolve_type(args[1]))
+        sym = self._type_symbol(te)
+        if sym is None:
+            return T.ANY
+        if args:
+            self.err("E301", f"{name} takes no type arguments", te.span, f"write just {name}")
+        return sym
+
+    def _type_symbol(self, te: A.TypeExpr) -> T.Type | None:
+        name = te.name
+        if "." in name:
+            mod, _, attr = name.rpartition(".")
+            msym = self.symbols.get(mod)
+            if msym is None or msym.kind not in ("module", "error"):
+                self.err("E300", f"unknown type '{name}'", te.name_span, f"import {mod} first")
+                return None
+            if msym.kind == "error":
+                return None
+            self.scope.used.add(mod)
+            member = self.scope.member(msym.qualname, attr)
+            if member is None or member.kind != "type":
+                self.err("E300", f"module '{mod}' has no type '{attr}'", te.name_span)
+                return None
+            return member.type
+        sym = self.symbols.get(name)
+        if sym is None:
+            visible = [k for k, v in self.symbols.items() if v.kind == "type"] + list(T.BASE_TYPES) + ["List", "Tuple", "Dict"]
+            close = N.suggest(name, visible)
+            hint = f"did you mean '{close}'?" if close else "types: Int, Bool, Str, List[T], Tuple[...], Dict[K, V] and declared ones"
+            if name in ("Set", "Float", "None", "float", "int", "str", "bool", "list", "dict"):
+                hint = {"int": "write Int", "str": "write Str", "bool": "write Bool", "list": "write List[T]",
+                        "dict": "write Dict[K, V]"}.get(name, "signature types are Int, Bool, Str, List, Tuple, Dict")
+            self.err("E300", f"unknown type '{name}'", te.name_span, hint)
+            return None
+        self.scope.used.add(name)
+        if sym.kind == "error":
+            return None
+        if sym.kind != "type":
+            self.err("E305", f"'{name}' is {'an environment' if sym.kind == 'env' else 'a ' + sym.kind}, not a type",
+                     te.name_span)
+            return None
+        if sym.type is None and name in self.type_items:
+            return self._type_decl(self.type_items[name])
+        return sym.type
+
+    # ------------------------------------------------------------ functions
+
+    def _signature(self, fn: A.FuncDef) -> None:
+        params: list[tuple[str, T.Type | None]] = []
+        seen: set[str] = set()
+        for p in fn.params:
+            prob = N.name_problem(p.name)
+            if prob:
+                self.err(prob[0], prob[1], p.span, prob[2])
+            if p.name in seen:
+                self.err("E408", f"duplicate parameter '{p.name}'", p.span, "rename it")
+            seen.add(p.name)
+            if p.annotation is None:
+                if fn.is_env:
+                    self.err("E304", f"parameter '{p.name}' of environment '{fn.name}' needs a type", p.span,
+                             f"write {p.name}: Int (or the type it takes)")
+                params.append((p.name, None))
+            else:
+                params.append((p.name, self.resolve_type(p.annotation)))
+        returns = self.resolve_type(fn.returns) if fn.returns is not None else None
+        sym = self.symbols.get(fn.name)
+        if sym is not None and sym.kind in ("env", "helper") and sym.span == fn.name_span:
+            sym.returns = returns
+        if fn.is_env:
+            self._env_signature(fn, params, returns)
+        else:
+            if fn.decorators:
+                self.err("E403", "decorators apply to environments only", fn.decorators[0].span,
+                         "declare it with `env` or remove the decorator")
+            self.out.helpers[fn.name] = HelperSig(f"{self.name}.{fn.name}", self.name, fn.name,
+                                                  qualify(self.name, fn.name), tuple(params), returns,
+                                                  self.path, fn.name_span, fn)
+
+    def _env_signature(self, fn: A.FuncDef, params, returns) -> None:
+        ok = True
+        if not fn.params:
+            self.err("E407", f"environment '{fn.name}' has no input parameter", fn.name_span,
+                     f"write env {fn.name}(x: T) -> U")
+            ok = False
+        if fn.docstring is None:
+            self.err("E400", f"environment '{fn.name}' has no description", fn.name_span,
+                     'add a docstring saying what it computes: """Return ..."""')
+        if not ok or any(t is None for _, t in params) or returns is None:
+            return
+        if isinstance(T.shape(returns), T.SetT) or any(isinstance(T.shape(t), T.SetT) for _, t in params):
+            return
+        self.out.envs[fn.name] = EnvSig(
+            qualname=f"{self.name}.{fn.name}", module=self.name, name=fn.name,
+            pyname=qualify(self.name, fn.name), input_name=params[0][0], input=params[0][1],
+            settings=tuple(Setting(n, t) for n, t in params[1:]), output=returns,
+            description=fn.docstring.value.strip() if fn.docstring else "", tags=(), samplers=(),
+            verify=None, laws=(), path=self.path, span=fn.name_span, node=fn)
+
+    def _body(self, fn: A.FuncDef) -> None:
+        checker = BodyChecker(self.scope, self.path, self.diags)
+        params = {}
+        for p in fn.params:
+            params[p.name] = self.resolve_type_quiet(p.annotation)
+        returns = self.resolve_type_quiet(fn.returns)
+        self.local_types[fn.name] = checker.check_function(fn, params, returns)
+        self.resolved.update(checker.resolved)
+
+    def resolve_type_quiet(self, te: A.TypeExpr | None) -> T.Type | None:
+        """Resolve again without reporting (the signature pass already reported)."""
+        if te is None:
+            return None
+        saved = len(self.diags)
+        try:
+            return self.resolve_type(te)
+        finally:
+            del self.diags[saved:]
+
+    # ------------------------------------------------------------ environments
+
+    def _env_extras(self, fn: A.FuncDef) -> None:
+        sig = self.out.envs[fn.name]
+        self._placeholders(fn, sig)
+        tags: list[str] = []
+        samplers: dict[str, str] = {}
+        verify = None
+        laws: list[str] = []
+        seen: set[str] = set()
+        for d in fn.decorators:
+            if d.name not in N.DECORATORS:
+                close = N.suggest(d.name, N.DECORATORS)
+                self.err("E403", f"unknown decorator '@{d.name}'", d.span,
+                         f"did you mean '@{close}'?" if close else "decorators: @sample, @tags, @verify, @laws")
+                continue
+            if d.name in seen:
+                self.err("E404", f"'@{d.name}' is given more than once", d.span, "merge them into one")
+            seen.add(d.name)
+            if d.name == "tags":
+                for a in d.args:
+                    if isinstance(a, A.Const) and isinstance(a.value, str):
+                        tags.append(a.value)
+                    else:
+                        self.err("E404", "@tags takes string literals", a.span, '@tags("numbers", "parity")')
+                if d.keywords:
+                    self.err("E404", "@tags takes no keywords", d.span)
+            elif d.name == "sample":
+                if d.args:
+                    self.err("E404", "@sample takes keyword arguments", d.span, "@sample(param=helper)")
+                pnames = [p.name for p in fn.params]
+                for k in d.keywords:
+                    if k.name not in pnames:
+                        self.err("E404", f"'{fn.name}' has no parameter '{k.name}'", k.span,
+                                 f"parameters: {', '.join(pnames)}")
+                        continue
+                    py = self._helper_ref(k.value, 2, "E405", "a sampler helper(rng, level)")
+                    if py:
+                        samplers[k.name] = py
+            elif d.name == "verify":
+                if len(d.args) != 1 or d.keywords:
+                    self.err("E404", "@verify takes one helper", d.span, "@verify(checker)")
+                else:
+                    verify = self._helper_ref(d.args[0], 2, "E406", "a checker helper(input, answer) -> Bool")
+            elif d.name == "laws":
+                for a in d.args:
+                    if isinstance(a, A.Name) and a.id in N.LAWS:
+                        laws.append(a.id)
+                    else:
+                        self.err("E404", "unknown law", a.span, "laws: idempotent, involution")
+                if laws and not T.same_shape(sig.input, sig.output):
+                    self.err("E404", f"laws need the output type to be the input type; {sig.output} is not {sig.input}",
+                             d.span)
+        self.out.envs[fn.name] = attrs.evolve(sig, tags=tuple(tags), samplers=tuple(sorted(samplers.items())),
+                                              verify=verify, laws=tuple(laws))
+
+    def _helper_ref(self, e: A.Expr, nparams: int, code: str, what: str) -> str | None:
+        sym = None
+        if isinstance(e, A.Name):
+            sym = self.scope.lookup(e.id)
+        elif isinstance(e, A.Attribute) and isinstance(e.value, A.Name):
+            msym = self.symbols.get(e.value.id)
+            if msym is not None and msym.kind == "module":
+                self.scope.used.add(e.value.id)
+                sym = self.scope.member(msym.qualname, e.attr)
+        if sym is None or sym.kind != "helper":
+            self.err(code, f"expected {what}", e.span, "name a `def` helper of this module or an imported one")
+            return None
+        if sym.nparams != nparams:
+            self.err(code, f"expected {what}, but it takes {sym.nparams} parameter{'s' * (sym.nparams != 1)}", e.span)
+            return None
+        return sym.pyname
+
+    def _placeholders(self, fn: A.FuncDef, sig: EnvSig) -> None:
+        doc = fn.docstring
+        if doc is None:
+            return
+        found: set[str] = set()
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(doc.value) if f is not None]
+        except ValueError as e:
+            self.err("E402", f"malformed placeholder in description: {e}", doc.span,
+                     "write {{ and }} for literal braces; placeholders look like {name}")
+            return
+        settings = {s.name for s in sig.settings}
+        for f in fields:
+            if f == sig.input_name:
+                self.err("E402", f"the input '{f}' cannot be a placeholder", doc.span,
+                         "the task shows the input value itself; refer to it by name without braces")
+            elif f not in settings:
+                close = N.suggest(f, settings)
+                self.err("E402", f"unknown placeholder '{{{f}}}' in description", doc.span,
+                         f"did you mean '{{{close}}}'?" if close else
+                         "placeholders name settings; write {{ and }} for literal braces")
+            found.add(f)
+        for s in sig.settings:
+            if s.name not in found:
+                self.err("E401", f"setting '{s.name}' does not appear in the description", doc.span,
+                         f"mention it as {{{s.name}}} so the task text states its value")
+
+    def _unused_imports(self, items) -> None:
+        for it in items:
+            if isinstance(it, A.Import):
+                short = it.module.split(".")[-1]
+                if short not in self.scope.used and self.symbols.get(short, Symbol("x", "")).kind == "module":
+                    self.err("W601", f"module '{it.module}' is imported but not used", it.span,
+                             "remove the import", Severity.WARNING)
+            elif isinstance(it, A.FromImport):
+                for n in it.names:
+                    if n.name not in self.scope.used and self.symbols.get(n.name) is not None \
+                            and self.symbols[n.name].kind != "error":
+                        self.err("W601", f"'{n.name}' is imported but not used", n.span,
+                                 "remove it from the import", Severity.WARNING)

@@ -1,0 +1,131 @@
+"""Finding and parsing modules: the search path, imports, and import cycles.
+
+Rule for cycles: imports form a DAG. A cycle is an error at the import that closes it,
+naming the whole cycle; the modules still load, without the cyclic import, so the rest
+of each file is still checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from racesl import resources
+from racesl.diagnostics import Diagnostic, Label, Span
+from racesl.syntax import ast as A
+from racesl.syntax.parser import decode_source, parse_module
+
+
+@attrs.define
+class Source:
+    name: str
+    path: str
+    text: str
+    ast: A.Module
+    diagnostics: list[Diagnostic]
+    imports: list[tuple[str, A.Node]]  # (module name, the import node)
+
+
+def module_imports(mod: A.Module) -> list[tuple[str, A.Node]]:
+    return [(it.module, it) for it in mod.items if isinstance(it, (A.Import, A.FromImport))]
+
+
+def search_path(importer: Path | None, include: list[Path]) -> list[Path]:
+    dirs = []
+    if importer is not None:
+        dirs.append(importer.parent)
+    dirs.extend(include)
+    dirs.append(resources.stdlib_dir())
+    return dirs
+
+
+def expand_paths(paths: list[str | Path]) -> list[Path]:
+    """Files as given; directories → their `.races` files, sorted (deterministic order)."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(p.rglob("*.races")))
+        else:
+            out.append(p)
+    return out
+
+
+class Loader:
+    def __init__(self, include: list[Path] | None = None, overlay: dict[str, str] | None = None):
+        self.include = [Path(p) for p in include or []]
+        self.overlay = overlay or {}  # path → text (unsaved editor buffers)
+        self.sources: dict[str, Source] = {}  # module name → source
+        self.diagnostics: list[Diagnostic] = []
+
+    def _read(self, path: Path) -> tuple[str, list[Diagnostic]]:
+        key = str(path)
+        if key in self.overlay:
+            return self.overlay[key], []
+        return decode_source(path.read_bytes(), key)
+
+    def load_file(self, path: Path) -> Source | None:
+        name = path.stem
+        if name in self.sources:
+            existing = self.sources[name]
+            if Path(existing.path).resolve() != path.resolve():
+                self.diagnostics.append(Diagnostic(
+                    "E201", f"two modules are named '{name}': {existing.path} and {path}",
+                    Span(1, 1, 1, 1), str(path), hint="rename one of the files"))
+            return existing
+        try:
+            text, diags = self._read(path)
+        except OSError as e:
+            self.diagnostics.append(Diagnostic("E202", f"cannot read {path}: {e.strerror}", Span(1, 1, 1, 1), str(path)))
+            return None
+        mod, more = parse_module(text, str(path))
+        diags += more
+        src = Source(name, str(path), text, mod, diags, module_imports(mod))
+        self.sources[name] = src
+        for modname, node in src.imports:
+            self._resolve_import(src, modname, node)
+        return src
+
+    def _resolve_import(self, importer: Source, modname: str, node) -> None:
+        if modname in self.sources:
+            return
+        for d in search_path(Path(importer.path), self.include):
+            cand = d / (modname.replace(".", "/") + ".races")
+            if cand.exists() or str(cand) in self.overlay:
+                self.load_file(cand)
+                return
+        where = ", ".join(str(d) for d in search_path(Path(importer.path), self.include)[:3])
+        importer.diagnostics.append(Diagnostic(
+            "E202", f"module '{modname}' not found", node.module_span, importer.path,
+            hint=f"looked for {modname}.races in: {where}; add a folder with -I"))
+
+    def order(self) -> list[Source]:
+        """Modules in dependency order (imports first); cycles reported and broken."""
+        seen: dict[str, int] = {}  # 1 = visiting, 2 = done
+        out: list[Source] = []
+        self.broken: set[tuple[str, str]] = set()
+
+        def visit(name: str, stack: list[str]) -> None:
+            # iterative DFS would be nicer, but module graphs are shallow
+            seen[name] = 1
+            src = self.sources[name]
+            for dep, node in src.imports:
+                if dep not in self.sources:
+                    continue
+                if seen.get(dep) == 1:
+                    path = stack + [name]
+                    cyc = " -> ".join(path[path.index(dep):] + [dep])
+                    src.diagnostics.append(Diagnostic(
+                        "E203", f"import cycle: {cyc}", node.span, src.path,
+                        hint="move what both modules need into a third module that imports neither"))
+                    self.broken.add((name, dep))
+                    continue
+                if seen.get(dep) is None:
+                    visit(dep, stack + [name])
+            seen[name] = 2
+            out.append(src)
+
+        for name in sorted(self.sources):
+            if name not in seen:
+                visit(name, [])
+        return out

@@ -1,0 +1,73 @@
+"""What checking produces: typed signatures of environments and helpers, per module."""
+
+from __future__ import annotations
+
+import attrs
+
+from racesl.diagnostics import Diagnostic, Span
+from racesl.syntax import ast as A
+from racesl.types.types import Type
+
+
+@attrs.frozen(slots=True)
+class Setting:
+    name: str
+    type: Type
+
+
+@attrs.frozen
+class EnvSig:
+    qualname: str  # "numbers.fibonacci"
+    module: str
+    name: str
+    pyname: str  # name of the lowered function
+    input_name: str
+    input: Type
+    settings: tuple[Setting, ...]
+    output: Type
+    description: str
+    tags: tuple[str, ...]
+    samplers: tuple[tuple[str, str], ...]  # (param, helper pyname)
+    verify: str | None  # helper pyname
+    laws: tuple[str, ...]
+    path: str
+    span: Span
+    node: A.FuncDef = attrs.field(eq=False, repr=False)
+
+    @property
+    def terminal(self) -> bool:
+        return self.verify is not None
+
+    def signature(self) -> str:
+        params = [f"{self.input_name}: {self.input}"] + [f"{s.name}: {s.type}" for s in self.settings]
+        return f"env {self.name}({', '.join(params)}) -> {self.output}"
+
+
+@attrs.frozen
+class HelperSig:
+    qualname: str
+    module: str
+    name: str
+    pyname: str
+    params: tuple[tuple[str, Type | None], ...]
+    returns: Type | None
+    path: str
+    span: Span
+    node: A.FuncDef = attrs.field(eq=False, repr=False)
+
+
+@attrs.define
+class CheckedModule:
+    name: str
+    path: str
+    text: str
+    ast: A.Module
+    imports: tuple[str, ...] = ()
+    envs: dict[str, EnvSig] = attrs.Factory(dict)
+    helpers: dict[str, HelperSig] = attrs.Factory(dict)
+    types: dict[str, Type] = attrs.Factory(dict)
+    diagnostics: list[Diagnostic] = attrs.Factory(list)
+    # refinement predicates declared in this module: Pred.text → python function name
+    exports: dict = attrs.Factory(dict)  # name → body.Symbol, what importers see
+    local_types: dict = attrs.Factory(dict)  # function → {local: Type}, for the editor
+    resolved: dict = attrs.Factory(dict)  # id(name node) → lowered python name

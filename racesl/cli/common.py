@@ -1,0 +1,36 @@
+"""Helpers shared by subcommands: consoles, include paths, printing diagnostics."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from rich.console import Console
+
+from racesl.check import Checked
+from racesl.render import print_diagnostics
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True,
+                   force_terminal=False if os.environ.get("NO_COLOR") else None)
+
+
+def stdout_console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def add_include(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="add a folder to the module search path")
+
+
+def show_diagnostics(checked: Checked, console: Console | None = None) -> None:
+    sources = {cm.path: cm.text for cm in checked.modules.values()}
+    print_diagnostics(checked.diagnostics, sources, console or stderr_console())
+
+
+def fail(msg: str, code: int = 2) -> int:
+    print(f"racesc: error: {msg}", file=sys.stderr)
+    return code

@@ -1,0 +1,64 @@
+"""`racesc`: the command-line driver. Each subcommand lives in its own module and is
+imported only when used, so `racesc check` never pays for torch or pygls."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+COMMANDS = {
+    "check": ("racesl.cli.check", "type-check .races files and sample every environment"),
+    "run": ("racesl.cli.run", "run one environment on given inputs"),
+}
+
+
+def _ensure_hash_seed(argv: list[str]) -> None:
+    """Pin PYTHONHASHSEED so iteration over sets of strings is the same in every run.
+
+    Without it two runs of the same compile could differ byte for byte. We re-execute
+    ourselves once; worker processes inherit the setting.
+    """
+    if os.environ.get("PYTHONHASHSEED") == "0" or os.environ.get("RACESL_NO_REEXEC"):
+        return
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    try:
+        os.execve(sys.executable, [sys.executable, "-m", "racesl", *argv], env)
+    except OSError:
+        pass  # fall back to running as we are
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from racesl import __version__
+
+    parser = argparse.ArgumentParser(prog="racesc", description="The racesl compiler.")
+    parser.add_argument("--version", action="version", version=f"racesc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (modname, help_) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        __import__(modname, fromlist=["add_arguments"]).add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from_cli = argv is None
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if from_cli:
+        _ensure_hash_seed(argv)
+    modname = COMMANDS[args.command][0]
+    try:
+        return __import__(modname, fromlist=["execute"]).execute(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

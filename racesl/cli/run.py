@@ -1,0 +1,117 @@
+"""`racesc run FILE ENV`: run one environment on inputs given as Python literals.
+
+Prints one canonical output per input, or `!REASON` when the execution is dropped:
+`!fuel !timeout !size !recursion !assert !contract !error`, and `!input` for an input
+that is not a value of the environment's input type.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from racesl.cli.common import add_include, fail
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("env", metavar="ENV", help="environment name (or module.name)")
+    p.add_argument("--input", action="append", default=[], metavar="LIT", help="an input as a Python literal")
+    p.add_argument("--inputs", metavar="FILE", help="a file with one input literal per line ('-' for stdin)")
+    p.add_argument("--setting", action="append", default=[], metavar="NAME=LIT")
+    add_include(p)
+    p.add_argument("--seed", type=int, default=0, help="seed for settings not given")
+    p.add_argument("--fuel", type=int, default=400, help="step budget per execution (default 400)")
+    p.add_argument("--wall", type=float, default=2.0, help="wall-clock limit per execution in seconds")
+    p.add_argument("--untrusted", action="store_true", help="run in a worker process with resource limits")
+
+
+def execute(args) -> int:
+    from racesl.check import check_paths
+    from racesl.cli.common import show_diagnostics, stderr_console
+    from racesl.diagnostics import has_errors
+    from racesl.runtime.contract import canonical, parse_literal
+    from racesl.sample.default import NoSample
+    from racesl.sample.seeding import item_rng
+
+    err = stderr_console()
+    checked = check_paths([args.file], args.include)
+    if has_errors(checked.diagnostics):
+        show_diagnostics(checked, err)
+        return 2
+    from racesl.library import Library
+
+    lib = Library(checked)
+    root = checked.roots[0] if checked.roots else Path(args.file).stem
+    env = checked.env(args.env if "." in args.env else f"{root}.{args.env}")
+    if env is None:
+        names = ", ".join(e.name for e in checked.envs(only_roots=True)) or "none"
+        return fail(f"no environment '{args.env}' in {args.file} (environments: {names})")
+
+    given: dict[str, object] = {}
+    for item in args.setting:
+        name, sep, lit = item.partition("=")
+        if not sep:
+            return fail(f"--setting wants NAME=LITERAL, got {item!r}")
+        if name not in {s.name for s in env.settings}:
+            return fail(f"'{env.name}' has no setting '{name}' (settings: "
+                        f"{', '.join(s.name for s in env.settings) or 'none'})")
+        try:
+            given[name] = parse_literal(lit)
+        except ValueError as e:
+            return fail(f"setting {name}: {e}")
+    settings = []
+    rng = item_rng(args.seed, env.qualname, "settings")
+    for s in env.settings:
+        if s.name in given:
+            why = lib.conforms(given[s.name], s.type)
+            if why:
+                return fail(f"setting {s.name}={canonical(given[s.name])} is not a {s.type}: {why}")
+            settings.append(given[s.name])
+        else:
+            try:
+                settings.append(lib.sample_param(env, s.name, s.type, rng, 0))
+            except NoSample as e:
+                return fail(f"cannot sample setting {s.name}: {e}")
+            print(f"racesc: sampled setting {s.name}={canonical(settings[-1])}", file=sys.stderr)
+
+    lines = list(args.input)
+    if args.inputs:
+        stream = sys.stdin if args.inputs == "-" else open(args.inputs, encoding="utf-8")
+        with stream:
+            lines.extend(line.rstrip("\r\n") for line in stream if line.strip())
+    if not lines:
+        return fail("no inputs: give --input LIT or --inputs FILE")
+
+    runner = lib.run
+    pool = None
+    if args.untrusted:
+        from racesl.sandbox_runner import SandboxRunner
+
+        pool = SandboxRunner(lib)
+        runner = pool.run
+    try:
+        for k, line in enumerate(lines, 1):
+            try:
+                x = parse_literal(line)
+            except ValueError as e:
+                print(f"racesc: input {k}: {e}", file=sys.stderr)
+                print("!input", flush=True)
+                continue
+            why = lib.conforms(x, env.input)
+            if why is not None:
+                print(f"racesc: input {k}: not a {env.input}: {why}", file=sys.stderr)
+                print("!input", flush=True)
+                continue
+            r = runner(env, x, tuple(settings), fuel=args.fuel, wall=args.wall)
+            if r.ok:
+                print(canonical(r.value), flush=True)
+            else:
+                if r.detail:
+                    print(f"racesc: input {k}: {r.status}: {r.detail}", file=sys.stderr)
+                print(f"!{r.status}", flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+    return 0

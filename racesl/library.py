@@ -1,0 +1,124 @@
+"""A compiled library: checked modules lowered into one fuel-metered program.
+
+This is what every later stage holds: the search executes environments through it,
+the rewards re-execute chains through it, `racesc check` samples through it. A library
+is named by the hash of its sources, so a task record can say which library made it.
+"""
+
+from __future__ import annotations
+
+import ast as py
+import hashlib
+import random
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from racesl import __version__
+from racesl.check import Checked, check_paths
+from racesl.check.model import EnvSig
+from racesl.lower.module import Lowered
+from racesl.runtime.contract import check_value
+from racesl.runtime.execute import Outcome, Program, SafeRng
+from racesl.sample.default import NoSample, sampler_for
+from racesl.types import types as T
+
+PRED_FUEL = 400  # a refinement check gets its own budget, separate from the body's
+
+
+@attrs.frozen
+class Run:
+    """One execution of an environment: the outcome plus the contract verdict."""
+
+    value: Any
+    status: str  # Outcome statuses, plus "contract" (output outside the declared type)
+    steps: int
+    detail: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class Library:
+    def __init__(self, checked: Checked):
+        if not checked.ok:
+            raise ValueError("cannot build a library from modules with errors")
+        self.checked = checked
+        self.lowered = {name: Lowered(cm) for name, cm in checked.modules.items()}
+        body: list[py.stmt] = []
+        int_params: dict[str, frozenset[str]] = {}
+        self.preds: dict[tuple[str, str], str] = {}
+        for low in self.lowered.values():
+            body.extend(low.module.body)
+            int_params.update(low.int_params)
+            self.preds.update(low.preds)
+        module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
+        self.program = Program.from_module(module, "<races>", int_params=int_params)
+        self.envs: dict[str, EnvSig] = {e.qualname: e for e in checked.envs()}
+        self.root_envs: list[EnvSig] = checked.envs(only_roots=True)
+        h = hashlib.sha256(f"racesl {__version__}\n".encode())
+        for name in sorted(checked.modules):
+            h.update(f"{name}\n{len(checked.modules[name].text)}\n{checked.modules[name].text}".encode())
+        self.hash = "sha256:" + h.hexdigest()
+
+    @classmethod
+    def from_paths(cls, paths, include=()) -> tuple["Library | None", Checked]:
+        checked = check_paths(paths, include)
+        return (cls(checked) if checked.ok else None), checked
+
+    # ------------------------------------------------------------ values and types
+
+    def check_pred(self, pred: T.Pred, value: Any) -> bool:
+        name = self.preds.get((pred.module, pred.text))
+        if name is None:  # a predicate no module declared: impossible for checked input
+            raise KeyError(pred.text)
+        out = self.program.call(name, (value,), fuel=PRED_FUEL)
+        return out.status == "ok" and out.value is True
+
+    def conforms(self, value: Any, t: T.Type) -> str | None:
+        """None when value belongs to t; else why not."""
+        return check_value(value, t, self.check_pred)
+
+    # ------------------------------------------------------------ sampling
+
+    def sample_param(self, env: EnvSig, param: str, t: T.Type, rng: random.Random, level: int) -> Any:
+        """One value for a parameter: its @sample helper, else the default sampler."""
+        helper = dict(env.samplers).get(param)
+        if helper is None:
+            return sampler_for(t).draw(rng, level, self.check_pred)
+        out = self.program.call(helper, (SafeRng(rng.getrandbits(64)), level))
+        if out.status != "ok":
+            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {out.status}"
+                           + (f" ({out.error})" if out.error else ""))
+        why = self.conforms(out.value, t)
+        if why is not None:
+            raise NoSample(f"sampler returned {out.value!r}, outside {t}: {why}")
+        return out.value
+
+    def sample_settings(self, env: EnvSig, rng: random.Random, level: int) -> tuple:
+        return tuple(self.sample_param(env, s.name, s.type, rng, level) for s in env.settings)
+
+    def sample_input(self, env: EnvSig, rng: random.Random, level: int) -> Any:
+        return self.sample_param(env, env.input_name, env.input, rng, level)
+
+    # ------------------------------------------------------------ running
+
+    def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0) -> Run:
+        out: Outcome = self.program.call(env.pyname, (x,) + tuple(settings), fuel=fuel, wall=wall)
+        if out.status != "ok":
+            return Run(None, out.status, out.steps, out.error)
+        why = self.conforms(out.value, env.output)
+        if why is not None:
+            return Run(out.value, "contract", out.steps, why)
+        return Run(out.value, "ok", out.steps)
+
+
+def load(paths: list[str | Path], include=()) -> Library:
+    lib, checked = Library.from_paths(paths, include)
+    if lib is None:
+        from racesl.diagnostics import render_plain
+
+        raise ValueError("library does not compile:\n" + render_plain(checked.diagnostics))
+    return lib

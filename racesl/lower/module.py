@@ -1,0 +1,91 @@
+"""Lower a checked module to one Python `ast.Module` of plain functions.
+
+Environments and helpers keep their bodies; every refinement predicate becomes a
+function `def _races_p_<module>_<k>(it)`, so the runtime checks values with the same
+fuel-metered machinery that runs bodies.
+"""
+
+from __future__ import annotations
+
+import ast as py
+
+from racesl.check.model import CheckedModule
+from racesl.lower.emit import Emitter
+from racesl.syntax import ast as A
+from racesl.types import types as T
+
+
+def iter_preds(t: T.Type | None):
+    """Every predicate in a type, outermost first."""
+    stack = [t]
+    while stack:
+        t = stack.pop()
+        if t is None:
+            continue
+        if isinstance(t, T.Refined):
+            yield from t.preds
+            t = t.base
+        if isinstance(t, (T.ListT, T.SetT)):
+            stack.append(t.elem)
+        elif isinstance(t, T.TupleT):
+            stack.extend(reversed(t.elems))
+        elif isinstance(t, T.DictT):
+            stack.extend([t.value, t.key])
+        elif isinstance(t, T.NewT):
+            stack.append(t.underlying)
+
+
+def module_types(cm: CheckedModule):
+    for t in cm.types.values():
+        yield t
+    for h in cm.helpers.values():
+        yield from (pt for _, pt in h.params)
+        yield h.returns
+    for e in cm.envs.values():
+        yield e.input
+        yield from (s.type for s in e.settings)
+        yield e.output
+
+
+def pred_name(module: str, k: int) -> str:
+    return f"_races_p_{module.replace('.', '_')}_{k}"
+
+
+def is_int(t: T.Type | None) -> bool:
+    return t is not None and isinstance(T.shape(t), T.IntT)
+
+
+class Lowered:
+    """The Python module for one `.races` module, plus what the runtime needs to run it."""
+
+    def __init__(self, cm: CheckedModule):
+        self.cm = cm
+        self.preds: dict[tuple[str, str], str] = {}  # (module, text) → python name
+        self.int_params: dict[str, frozenset[str]] = {}
+        resolved = cm.resolved
+        emitter = Emitter(lambda n: resolved.get(id(n)), lambda a: resolved.get(id(a)))
+        body: list[py.stmt] = []
+        for item in cm.ast.items:
+            if not isinstance(item, A.FuncDef):
+                continue
+            sig = cm.envs.get(item.name) if item.is_env else cm.helpers.get(item.name)
+            if sig is None:
+                continue
+            params = [p.name for p in item.params]
+            body.append(emitter.function(sig.pyname, params, item.body, item.span))
+            if item.is_env:
+                types = [sig.input] + [s.type for s in sig.settings]
+            else:
+                types = [t for _, t in sig.params]
+            self.int_params[sig.pyname] = frozenset(p for p, t in zip(params, types) if is_int(t))
+        k = 0
+        for t in module_types(cm):
+            for p in iter_preds(t):
+                key = (p.module, p.text)
+                if key in self.preds or p.module != cm.name:
+                    continue
+                name = pred_name(cm.name, k)
+                k += 1
+                self.preds[key] = name
+                body.append(emitter.predicate(name, p.expr, p.span))
+        self.module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))

@@ -1,0 +1,193 @@
+"""Value contracts: does a Python value belong to a racesl type, and the one text form of values.
+
+- `check_value(value, t, check)`: None when `value` has the type's shape exactly (a `bool` is
+  not an `Int` and an `int` is not a `Bool`; lists are `list`, tuples are `tuple` of the right
+  length, dicts are `dict`; a newtype's values are its representation's) and every predicate
+  at every depth holds (`check(pred, value) -> bool` evaluates one predicate); otherwise a
+  short message saying where it failed, e.g. `"element 3: 12 violates 0 <= it <= 9"`.
+- `conforms(value, t)`: the shape part only (predicates ignored).
+- `canonical(value)`: the value's `repr`, its one canonical text.
+- `parse_literal(text)`: a value back from its text (`ast.literal_eval` over a vetted tree:
+  int, bool, str, list, tuple, dict only), raising `ValueError` otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from racesl.types.types import (
+    AnyT, BoolT, DictT, IntT, ListT, NewT, Pred, Refined, SetT, StrT, TupleT, Type,
+)
+
+__all__ = ["check_value", "conforms", "canonical", "parse_literal", "describe_value",
+           "MAX_LITERAL_CHARS", "MAX_LITERAL_DEPTH"]
+
+Check = Callable[[Pred, Any], bool]
+
+MAX_LITERAL_CHARS = 100_000
+MAX_LITERAL_DEPTH = 50
+_SHOW = 60
+
+
+def _flatten(t: Type) -> tuple[Type, tuple[Pred, ...]]:
+    """The representation shape of `t` (newtypes unwrapped) and every predicate met on the
+    way (outermost first)."""
+    preds: tuple[Pred, ...] = ()
+    seen = 0
+    while True:
+        if isinstance(t, Refined):
+            preds += t.preds
+            t = t.base
+        if isinstance(t, NewT) and seen < 100:
+            seen += 1
+            t = t.underlying
+            continue
+        return t, preds
+
+
+def _show(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= _SHOW else r[: _SHOW - 3] + "..."
+
+
+def describe_value(v: Any) -> str:
+    """`"str 'ab'"`, `"bool True"`: a value's Python type name and its (shortened) text."""
+    return f"{type(v).__name__} {_show(v)}"
+
+
+def _shape_error(value: Any, s: Type, t: Type) -> str | None:
+    """Top-level shape mismatch (no recursion), or None."""
+    if isinstance(s, AnyT):
+        return None
+    if isinstance(s, IntT):
+        ok = type(value) is int
+    elif isinstance(s, BoolT):
+        ok = type(value) is bool
+    elif isinstance(s, StrT):
+        ok = type(value) is str
+    elif isinstance(s, ListT):
+        ok = type(value) is list
+    elif isinstance(s, SetT):
+        ok = type(value) in (set, frozenset)
+    elif isinstance(s, DictT):
+        ok = type(value) is dict
+    elif isinstance(s, TupleT):
+        if type(value) is not tuple:
+            ok = False
+        elif len(value) != len(s.elems):
+            return (f"expected {t} ({len(s.elems)} components), "
+                    f"got a tuple of {len(value)}: {_show(value)}")
+        else:
+            ok = True
+    else:  # pragma: no cover - every shape is listed above
+        return f"cannot check values of type {t}"
+    return None if ok else f"expected {t}, got {describe_value(value)}"
+
+
+def check_value(value: Any, t: Type, check: Check) -> str | None:
+    """None when `value` belongs to `t`; otherwise a short message saying where it failed."""
+    return _check(value, t, check, 0)
+
+
+def _check(value: Any, t: Type, check: Check, depth: int) -> str | None:
+    if depth > 200:
+        return "value nested too deeply"
+    s, preds = _flatten(t)
+    err = _shape_error(value, s, t)
+    if err is not None:
+        return err
+    if isinstance(s, (ListT, SetT)):
+        items = value if isinstance(s, ListT) else sorted(value, key=repr)
+        for i, x in enumerate(items):
+            e = _check(x, s.elem, check, depth + 1)
+            if e is not None:
+                return f"element {i}: {e}"
+    elif isinstance(s, TupleT):
+        for i, (x, et) in enumerate(zip(value, s.elems)):
+            e = _check(x, et, check, depth + 1)
+            if e is not None:
+                return f"component {i}: {e}"
+    elif isinstance(s, DictT):
+        for k, v in value.items():
+            e = _check(k, s.key, check, depth + 1)
+            if e is not None:
+                return f"key {_show(k)}: {e}"
+            e = _check(v, s.value, check, depth + 1)
+            if e is not None:
+                return f"value at key {_show(k)}: {e}"
+    for p in preds:
+        if not check(p, value):
+            return f"{_show(value)} violates {p.text}"
+    return None
+
+
+def conforms(value: Any, t: Type) -> bool:
+    """The shape part of `check_value`: predicates are not evaluated."""
+    return _check(value, t, lambda p, v: True, 0) is None
+
+
+def canonical(value: Any) -> str:
+    """The one text form of a value: its Python `repr`."""
+    return repr(value)
+
+
+# ---------------------------------------------------------------- literals
+
+
+def parse_literal(text: str) -> Any:
+    """The value written as a Python literal in `text`: int, bool, str, list, tuple, dict,
+    nested (at most MAX_LITERAL_DEPTH deep, at most MAX_LITERAL_CHARS characters).
+    Raises ValueError with a short reason for anything else."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected text, got {type(text).__name__}")
+    if len(text) > MAX_LITERAL_CHARS:
+        raise ValueError(f"literal too long ({len(text)} characters; at most {MAX_LITERAL_CHARS})")
+    src = text.strip()
+    if not src:
+        raise ValueError("empty literal")
+    try:
+        tree = ast.parse(src, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        msg = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
+        raise ValueError(f"not a literal: {msg[:160]}") from None
+    _vet(tree.body)
+    try:
+        return ast.literal_eval(tree.body)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as exc:
+        raise ValueError(f"not a literal: {str(exc)[:160]}") from None
+
+
+def _vet(node: ast.AST) -> None:
+    """Refuse any node that is not part of an int/bool/str/list/tuple/dict literal."""
+    stack = [(node, 1)]
+    while stack:
+        n, depth = stack.pop()
+        if depth > MAX_LITERAL_DEPTH:
+            raise ValueError(f"literal nested too deeply (more than {MAX_LITERAL_DEPTH} levels)")
+        if isinstance(n, ast.Constant):
+            if type(n.value) not in (int, bool, str):
+                kind = "None" if n.value is None else type(n.value).__name__
+                raise ValueError(f"{kind} is not a value (only int, bool, str, list, tuple, dict)")
+        elif isinstance(n, ast.UnaryOp):
+            if not (isinstance(n.op, (ast.USub, ast.UAdd)) and isinstance(n.operand, ast.Constant)
+                    and type(n.operand.value) is int):
+                raise ValueError("only a sign before an integer is allowed in a literal")
+        elif isinstance(n, (ast.List, ast.Tuple)):
+            stack.extend((x, depth + 1) for x in n.elts)
+        elif isinstance(n, ast.Dict):
+            if any(k is None for k in n.keys):
+                raise ValueError("`**` is not allowed in a literal")
+            for k in n.keys:
+                if isinstance(k, (ast.List, ast.Dict)):
+                    raise ValueError("dict keys must be hashable (int, bool, str or tuple)")
+            stack.extend((x, depth + 1) for x in n.keys)
+            stack.extend((x, depth + 1) for x in n.values)
+        elif isinstance(n, ast.Set):
+            raise ValueError("sets are not values (use a sorted list)")
+        elif isinstance(n, ast.Name):
+            raise ValueError(f"name {n.id!r} is not a literal")
+        elif isinstance(n, ast.Call):
+            raise ValueError("calls are not literals")
+        else:
+            raise ValueError(f"{type(n).__name__.lower()} expression is not a literal")
