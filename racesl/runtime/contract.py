@@ -20,7 +20,7 @@ from racesl.types.types import (
     AnyT, BoolT, DictT, IntT, ListT, NewT, Pred, Refined, SetT, StrT, TupleT, Type,
 )
 
-__all__ = ["check_value", "conforms", "canonical", "parse_literal", "describe_value",
+__all__ = ["check_value", "conforms", "flatten", "canonical", "parse_literal", "describe_value",
            "MAX_LITERAL_CHARS", "MAX_LITERAL_DEPTH"]
 
 Check = Callable[[Pred, Any], bool]
@@ -30,7 +30,7 @@ MAX_LITERAL_DEPTH = 50
 _SHOW = 60
 
 
-def _flatten(t: Type) -> tuple[Type, tuple[Pred, ...]]:
+def flatten(t: Type) -> tuple[Type, tuple[Pred, ...]]:
     """The representation shape of `t` (newtypes unwrapped) and every predicate met on the
     way (outermost first)."""
     preds: tuple[Pred, ...] = ()
@@ -93,7 +93,7 @@ def check_value(value: Any, t: Type, check: Check) -> str | None:
 def _check(value: Any, t: Type, check: Check, depth: int) -> str | None:
     if depth > 200:
         return "value nested too deeply"
-    s, preds = _flatten(t)
+    s, preds = flatten(t)
     err = _shape_error(value, s, t)
     if err is not None:
         return err

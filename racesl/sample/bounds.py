@@ -499,6 +499,8 @@ def _on(atom: str, r: IntRange) -> Bounds:
     r = r.normalized()
     if r.empty:
         return EMPTY
+    if atom == "len" and r.meet(IntRange(lo=0)).empty:  # lengths are never negative
+        return EMPTY
     return Bounds(value=r) if atom == "v" else Bounds(length=r)
 
 
@@ -731,17 +733,21 @@ def _call(e: A.Call, var: str) -> Bounds | None:
     # set(it).issubset(X)
     if (isinstance(f, A.Attribute) and f.attr == "issubset" and _call_of(f.value, "set")
             and _is_var(f.value.args[0], var) and len(e.args) == 1 and not e.keywords):
-        return _subset(e.args[0])
+        return _subset(e.args[0], iterable=True)
     if _call_of(e, "all"):
         return _all(e.args[0], var)
     return None
 
 
-def _subset(x: A.Expr) -> Bounds | None:
-    members = _members(literal_value(x))
+def _subset(x: A.Expr, iterable: bool = False) -> Bounds | None:
+    """`set(it) <= X`; `iterable`: X is any iterable (`set(it).issubset("abc")`)."""
+    lit = literal_value(x)
+    if iterable and isinstance(lit, str):
+        lit = frozenset(lit)
+    members = _members(lit)
     if members is None:
         return None
-    return Bounds(elem=Bounds(choices=members))
+    return Bounds(elem=_choice_bounds(members))
 
 
 def _all(c: A.Expr, var: str) -> Bounds | None:

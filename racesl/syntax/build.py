@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast as pyast
 import re
+import warnings
 from typing import Callable
 
 from lark import Token, Tree
@@ -30,6 +31,9 @@ def tree_depth(tree: Tree, limit: int):
 
 
 def tok_span(t: Token) -> Span:
+    if t.end_line is None:  # tokens lark made itself (e.g. borrowed positions) may lack ends
+        n = len(str(t))
+        return Span(t.line, t.column, t.line, t.column + n, t.start_pos or 0, (t.start_pos or 0) + n)
     return Span(t.line, t.column, t.end_line, t.end_column, t.start_pos, t.end_pos)
 
 
@@ -382,7 +386,9 @@ class Builder(Transformer_NonRecursive):
                 parts.extend(self._fstring_parts(t, prefix))
             else:
                 try:
-                    parts.append(pyast.literal_eval(str(t)))
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        parts.append(pyast.literal_eval(str(t)))
                 except (ValueError, SyntaxError) as e:
                     self._err("E102", f"invalid string literal: {e.msg if hasattr(e, 'msg') else e}",
                               tok_span(t), hint="check the escape sequences")

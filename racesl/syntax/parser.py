@@ -205,16 +205,22 @@ class _ItemParser:
     def parse(self):
         toks = self.toks
         ip = _lark().parse_interactive(start="item")
-        checkpoint = (ip.copy(), 0)
+        # Tokens fed so far. A checkpoint is an index into this list; on an error we replay
+        # up to it into a fresh parser (errors are rare; copying state at every statement
+        # would cost a third of the parse).
+        fed: list[Token] = []
+        checkpoint = (0, 0)  # (len(fed), token index)
         i = 0
         n = len(toks)
         last_error_at = -1
         while i < n:
             t = toks[i]
             if i > 0 and toks[i - 1].kind in ("NEWLINE", "INDENT", "DEDENT"):
-                checkpoint = (ip.copy(), i)
+                checkpoint = (len(fed), i)
             try:
-                ip.feed_token(self._lark_token(t, ip))
+                lt = self._lark_token(t, ip)
+                ip.feed_token(lt)
+                fed.append(lt)
                 i += 1
                 continue
             except UnexpectedToken as e:
@@ -222,21 +228,24 @@ class _ItemParser:
             except UnexpectedInput:
                 expected = set()
             self._error(t, None, expected)
-            saved, s = checkpoint
+            nfed, s = checkpoint
             if s == 0 or i <= last_error_at:
                 return None  # the header itself is broken: drop the item
             last_error_at = i
             j = self._skip_statement(s, i)
             self.skipped.update(t.value for t in toks[s:j] if t.kind == "NAME")
             self.recovered.append(toks[s].span)
-            ip = saved.copy()
+            del fed[nfed:]
             if t.kind != "INDENT":
                 sp = toks[s].span
-                try:
-                    ip.feed_token(Token("PASS", "pass", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
-                    ip.feed_token(Token("_NEWLINE", "", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
-                except UnexpectedInput:
-                    return None
+                fed.append(Token("PASS", "pass", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
+                fed.append(Token("_NEWLINE", "", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
+            ip = _lark().parse_interactive(start="item")
+            try:
+                for lt in fed:
+                    ip.feed_token(lt)
+            except UnexpectedInput:
+                return None
             i = j
         try:
             return ip.feed_eof(self._lark_token(toks[-1], ip) if toks else None)

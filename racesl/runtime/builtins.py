@@ -1,0 +1,368 @@
+"""The builtins a body can name, and the helpers instrumented code calls.
+
+`SAFE_BUILTINS` is the `__builtins__` of every compiled program: exactly the 25 names of
+docs/language.md §4.3, each either the CPython builtin (when it cannot build anything big:
+`abs bin bool chr divmod hex len ord range`) or a size-guarded wrapper with the same
+behaviour. Nothing else is there: no `__import__`, `__build_class__`, `open`, `eval`,
+`exec`, `getattr`, `type`, `object`, `print`, `input`, `globals`, `vars`, exceptions...
+(`assert` needs no name: CPython loads AssertionError directly.)
+
+The fuel-charging versions of the sequence builtins take the fuel box first
+(`_races_bi_sum(box, xs)`); instrumented code calls them instead of the plain names.
+A fuel box is a one-element list holding the steps left (see racesl.lower.instrument).
+Charging rules (docs/language.md §4.6): a builtin over one sized argument (str, list,
+tuple, dict, set, range, dict views) charges its length before it runs, and refuses
+(`SizeExceeded`) an argument longer than MAX_LEN; `zip` charges the shortest sized
+argument; an unsized argument (a generator, an enumerate object) charges nothing here,
+since its elements are charged as they are produced. `str.join` charges like a builtin,
+`list.sort` charges the list's length, `x in y` charges len(y) for a str, list or tuple
+(a dict, set or range answers without scanning: no charge).
+
+`RUNTIME` maps every `_races_*` name the instrumenter emits to its object.
+"""
+
+from __future__ import annotations
+
+import builtins as _b
+import random as _random
+from functools import partial
+
+from racesl.runtime import guards as G
+from racesl.runtime.limits import MAX_DEPTH, MAX_LEN, FuelOut, RecursionCut, SizeExceeded
+
+__all__ = ["SAFE_BUILTINS", "RUNTIME", "SafeRng", "BUILTIN_NAMES", "CHARGING_BUILTINS"]
+
+BUILTIN_NAMES = (
+    "abs all any bin bool chr divmod enumerate hex int len list max min ord pow range "
+    "reversed sorted str sum tuple zip set dict"
+).split()
+# builtins over a sequence: charged, routed to `_races_bi_<name>(box, ...)`
+CHARGING_BUILTINS = frozenset(
+    "all any enumerate list max min reversed sorted sum tuple zip set dict".split())
+
+_sized_len = G.sized_len
+_INF = float("inf")
+
+
+def _pre(box, x) -> int:
+    """Refuse an oversized sequence argument, then charge its length."""
+    n = _sized_len(x)
+    if n > 0:
+        if n > MAX_LEN:
+            raise SizeExceeded(f"{type(x).__name__} of {n} elements passed to a builtin")
+        f = box[0] - n
+        if f < 0:
+            raise FuelOut
+        box[0] = f
+    return n
+
+
+def _post(n: int, r):
+    if n < 0 and len(r) > MAX_LEN:
+        raise SizeExceeded(f"{type(r).__name__} of {len(r)} elements")
+    return r
+
+
+def bi_sum(box, xs, start=0):
+    _pre(box, xs)
+    ts = type(start)
+    if ts is int or ts is bool or ts is str or ts is float:
+        return sum(xs, start)  # numbers; a str start raises as in Python
+    acc = start  # `sum(lists, [])`: every `+` is guarded (and interruptible)
+    for x in xs:
+        acc = G.g_add(acc, x)
+    return acc
+
+
+def bi_max(box, *args, **kw):
+    if len(args) == 1:
+        _pre(box, args[0])
+    return max(*args, **kw)
+
+
+def bi_min(box, *args, **kw):
+    if len(args) == 1:
+        _pre(box, args[0])
+    return min(*args, **kw)
+
+
+def bi_any(box, xs):
+    _pre(box, xs)
+    return any(xs)
+
+
+def bi_all(box, xs):
+    _pre(box, xs)
+    return all(xs)
+
+
+def bi_sorted(box, xs, **kw):
+    return _post(_pre(box, xs), sorted(xs, **kw))
+
+
+def bi_list(box, *args):
+    if not args:
+        return []
+    return _post(_pre(box, args[0]), list(*args))
+
+
+def bi_tuple(box, *args):
+    if not args:
+        return ()
+    return _post(_pre(box, args[0]), tuple(*args))
+
+
+def bi_set(box, *args):
+    if not args:
+        return set()
+    return _post(_pre(box, args[0]), set(*args))
+
+
+def bi_dict(box, *args, **kw):
+    n = _pre(box, args[0]) if args else 0
+    return _post(-1 if n < 0 else 0, dict(*args, **kw))
+
+
+def bi_enumerate(box, xs, start=0):
+    _pre(box, xs)
+    return enumerate(xs, start)
+
+
+def bi_reversed(box, xs):
+    _pre(box, xs)
+    return reversed(xs)
+
+
+def bi_zip(box, *xs):
+    sizes = [n for n in map(_sized_len, xs) if n >= 0]
+    if sizes:
+        n = min(sizes)
+        if n > MAX_LEN:
+            raise SizeExceeded(f"zip over {n} elements")
+        f = box[0] - n
+        if f < 0:
+            raise FuelOut
+        box[0] = f
+    return zip(*xs)
+
+
+def meth_join(box, sep, items):
+    """`sep.join(items)`: charges len(items); the result may not pass MAX_LEN."""
+    if type(sep) is not str:
+        return sep.join(items)
+    _pre(box, items)
+    if type(items) is not list and type(items) is not tuple:
+        items = list(items)
+        if len(items) > MAX_LEN:
+            raise SizeExceeded(f"str.join of {len(items)} items")
+    try:
+        total = sum(map(len, items))
+    except TypeError:
+        return sep.join(items)  # not all text: Python's own error
+    total += len(sep) * (len(items) - 1)
+    if total > MAX_LEN:
+        raise SizeExceeded(f"str.join: {total} characters")
+    return sep.join(items)
+
+
+def meth_sort(box, lst, *args, **kw):
+    """`lst.sort(...)`: charges len(lst), as `sorted` does."""
+    if type(lst) is list:
+        _pre(box, lst)
+    return lst.sort(*args, **kw)
+
+
+# ----------------------------------------------------------------- fuel helpers
+
+
+def fuel_out():
+    raise FuelOut
+
+
+def entry_fail(f, depth):
+    """A function's prologue found no fuel for its own call, or nesting too deep."""
+    if depth > MAX_DEPTH:
+        raise RecursionCut(f"helper calls nested deeper than {MAX_DEPTH}")
+    raise FuelOut
+
+
+def lambda_tick(box):
+    """One step for a lambda call; returns None so `tick(box) or body` is `body`."""
+    f = box[0]
+    if not f:
+        raise FuelOut
+    box[0] = f - 1
+
+
+def tick_iter(box, it):
+    """Iterate `it`, one step an element (lazy consumers: any/all, zip, unsized input)."""
+    for x in it:
+        f = box[0]
+        if not f:
+            raise FuelOut
+        box[0] = f - 1
+        yield x
+
+
+_LOOP_SIZED = frozenset(G.SIZED_TYPES - {list})
+
+
+def each(box, it, list_ok):
+    """A comprehension's source: charge its length at once when it is sized (a list only
+    when the comprehension cannot change its length) and affordable, else per element."""
+    t = type(it)
+    if t in _LOOP_SIZED or (list_ok and t is list):
+        try:
+            f = box[0] - len(it)
+        except OverflowError:
+            return tick_iter(box, it)
+        if f >= 0:
+            box[0] = f
+            return it
+    return tick_iter(box, it)
+
+
+def loop_len(x):
+    """Iterations of `for _ in x` when known up front (list included), else infinity."""
+    t = type(x)
+    if t is list or t in _LOOP_SIZED:
+        try:
+            return len(x)
+        except OverflowError:
+            return _INF
+    return _INF
+
+
+def loop_len_nl(x):
+    """As loop_len, for loops whose body might change a list's length: lists excluded."""
+    if type(x) in _LOOP_SIZED:
+        try:
+            return len(x)
+        except OverflowError:
+            return _INF
+    return _INF
+
+
+def zip_len(list_ok, *xs):
+    """Iterations of `for _ in zip(*xs)` when every argument is sized, else infinity."""
+    ln = loop_len if list_ok else loop_len_nl
+    return min(map(ln, xs), default=0)
+
+
+def in_arg(box, y):
+    """`x in y`: charge len(y) for a str, list or tuple; returns y."""
+    t = type(y)
+    if t is str or t is list or t is tuple:
+        f = box[0] - len(y)
+        if f < 0:
+            raise FuelOut
+        box[0] = f
+    return y
+
+
+def in_len(y):
+    t = type(y)
+    if t is str or t is list or t is tuple:
+        return len(y)
+    return 0
+
+
+# ----------------------------------------------------------------- rng
+
+
+class SafeRng:
+    """The `rng` a sampler receives: `randint`, `choice`, `sample`, `shuffle` and nothing
+    else reachable from a body (the checker allows no other attribute), backed by a
+    `random.Random(seed)` — deterministic for a given seed."""
+
+    __slots__ = ("_random",)
+
+    def __init__(self, seed=0):
+        self._random = _random.Random(seed)
+
+    def randint(self, a, b):
+        return self._random.randint(a, b)
+
+    def choice(self, seq):
+        return self._random.choice(seq)
+
+    def sample(self, population, k):
+        if type(k) is int and k > MAX_LEN:
+            raise SizeExceeded(f"rng.sample of {k} elements")
+        return self._random.sample(population, k)
+
+    def shuffle(self, x):
+        self._random.shuffle(x)
+
+    def __repr__(self):
+        return "SafeRng(...)"
+
+
+# ----------------------------------------------------------------- tables
+
+
+class _Unlimited:
+    """A fuel box that never runs out: the size-only builtins of SAFE_BUILTINS use it."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        return 1 << 62
+
+    def __setitem__(self, i, v):
+        pass
+
+
+_UNLIMITED = _Unlimited()
+_CHARGED = {
+    "sum": bi_sum, "max": bi_max, "min": bi_min, "any": bi_any, "all": bi_all,
+    "sorted": bi_sorted, "list": bi_list, "tuple": bi_tuple, "set": bi_set, "dict": bi_dict,
+    "enumerate": bi_enumerate, "reversed": bi_reversed, "zip": bi_zip,
+}
+assert set(_CHARGED) == CHARGING_BUILTINS
+
+SAFE_BUILTINS: dict = {
+    "abs": _b.abs, "bin": _b.bin, "bool": _b.bool, "chr": _b.chr, "divmod": _b.divmod,
+    "hex": _b.hex, "len": _b.len, "ord": _b.ord, "range": _b.range,
+    "int": G.g_int, "pow": G.g_pow, "str": G.g_str,
+    **{name: partial(fn, _UNLIMITED) for name, fn in _CHARGED.items()},
+}
+assert sorted(SAFE_BUILTINS) == sorted(BUILTIN_NAMES)
+
+RUNTIME: dict = {
+    "_races_FuelOut": FuelOut,
+    "_races_fuel_out": fuel_out,
+    "_races_entry_fail": entry_fail,
+    "_races_lambda_tick": lambda_tick,
+    "_races_tick_iter": tick_iter,
+    "_races_each": each,
+    "_races_loop_len": loop_len,
+    "_races_loop_len_nl": loop_len_nl,
+    "_races_zip_len": zip_len,
+    "_races_in_arg": in_arg,
+    "_races_in_len": in_len,
+    # the real iterators, for loops whose charge was already paid
+    "_races_enumerate": enumerate,
+    "_races_zip": zip,
+    "_races_reversed": reversed,
+    # guards
+    "_races_g_add": G.g_add,
+    "_races_g_iadd": G.g_iadd,
+    "_races_g_mul": G.g_mul,
+    "_races_g_imul": G.g_imul,
+    "_races_g_pow": G.g_power,
+    "_races_g_lshift": G.g_lshift,
+    "_races_g_mod": G.g_mod,
+    "_races_g_fv": G.g_fv,
+    "_races_g_fmt": G.g_fmt,
+    "_races_g_szs": G.g_szs,
+    "_races_g_szl": G.g_szl,
+    # methods
+    "_races_meth_join": meth_join,
+    "_races_meth_sort": meth_sort,
+    "_races_meth_replace": G.m_replace,
+    "_races_meth_zfill": G.m_zfill,
+    "_races_meth_extend": G.m_extend,
+    "_races_meth_insert": G.m_insert,
+    **{"_races_bi_" + name: fn for name, fn in _CHARGED.items()},
+}

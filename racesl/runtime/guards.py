@@ -1,0 +1,393 @@
+"""Size guards: refuse a value before a single C call builds it too big.
+
+Neither fuel nor the watchdog can interrupt one C call (`"a" * 10**9` allocates gigabytes
+in one go), so every operation that can grow a value faster than one step at a time is
+checked *before* it runs, against the bounds in `racesl.runtime.limits`. The instrumenter
+(`racesl.lower.instrument`) routes only the operations that can grow through these functions
+(`+` on two non-numeric operands, `*`, `**`, `<<`, `%` with a text left side, f-string
+values and specs, `str.replace/zfill`, `list.extend/insert`, starred displays, slice
+assignment); the rest of a body runs as plain Python.
+
+Every guard has the exact semantics of the operation it guards when it lets it through
+(same result, same exception for ill-typed operands) and raises `SizeExceeded` otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+
+from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN, MAX_RENDER, SizeExceeded
+
+__all__ = [
+    "render_size", "check_result", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
+    "g_lshift", "g_mod", "g_fv", "g_fmt", "g_szs", "g_szl", "g_str", "g_int", "m_replace",
+    "m_zfill", "m_extend", "m_insert", "sized_len", "SIZED_TYPES",
+]
+
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+# types whose len() is known without iterating them
+SIZED_TYPES = frozenset((str, list, tuple, dict, set, frozenset, range, *_DICT_VIEWS))
+_SEQ = (str, list, tuple)
+
+
+def sized_len(x) -> int:
+    """len(x) for the sized builtin types (a range too long to count: MAX_LEN + 1), -1 for
+    anything else (iterators, generators, non-iterables)."""
+    if type(x) in SIZED_TYPES:
+        try:
+            return len(x)
+        except OverflowError:
+            return MAX_LEN + 1
+    return -1
+
+
+def _refuse(what: str):
+    raise SizeExceeded(what)
+
+
+# ----------------------------------------------------------------- rendering
+
+
+def _str_repr_len(s: str) -> int:
+    """len(repr(s)), computed without building it for plain ASCII text."""
+    if s.isascii() and s.isprintable():
+        extra = s.count("\\")
+        if "'" in s and '"' in s:
+            extra += s.count("'")
+        return len(s) + 2 + extra
+    return len(repr(s))
+
+
+def _int_len(x: int) -> int:
+    """An upper bound on len(str(x)) (and on its octal / hex forms)."""
+    return (x.bit_length() * 11 >> 5) + 3
+
+
+def render_size(v, limit: int, top_str: bool = True) -> int:
+    """An upper bound on the length of `str(v)` (`repr(v)` when `top_str` is false), computed
+    without rendering; stops counting (returning something > limit) as soon as the bound
+    passes `limit`. Shared substructure counts once per occurrence, as `repr` would print it,
+    so `[a, a]` nested 60 deep is refused after a few thousand steps instead of hanging."""
+    t = type(v)
+    if t is str:
+        return len(v) if top_str else _str_repr_len(v)
+    total = 0
+    stack = [v]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        t = type(x)
+        if t is str:
+            total += _str_repr_len(x)
+        elif t is int:
+            if x.bit_length() > MAX_INT_BITS:
+                return limit + 1
+            total += _int_len(x)
+        elif t is bool or x is None:
+            total += 5
+        elif t is list or t is tuple or t is set or t is frozenset:
+            n = len(x)
+            total += 2 * n + 16
+            if n:
+                types = set(map(type, x))
+                if types <= {int, bool}:
+                    big = max(max(x), -min(x))
+                    if big.bit_length() > MAX_INT_BITS:
+                        return limit + 1
+                    total += n * _int_len(big)
+                    if total > limit:  # the bound is loose: count exactly
+                        total -= n * _int_len(big)
+                        for y in x:
+                            total += _int_len(y)
+                            if total > limit:
+                                return total
+                elif types == {str}:
+                    total += sum(map(len, x)) + 2 * n
+                    if total > limit:
+                        return total
+                    for y in x:  # escapes can make repr longer than the text
+                        if not (y.isascii() and y.isprintable()):
+                            total += _str_repr_len(y) - len(y) - 2
+                else:
+                    push(x)
+        elif t is dict:
+            total += 4 * len(x) + 2
+            push(x.keys())
+            push(x.values())
+        elif t in _DICT_VIEWS:
+            total += 16 + 2 * len(x)
+            push(x)
+        elif t is range:
+            total += _int_len(x.start) + _int_len(x.stop) + _int_len(x.step) + 12
+        elif t is float:
+            total += 32
+        else:  # iterators, functions: "<enumerate object at 0x...>"
+            total += 100
+        if total > limit:
+            return total
+    return total
+
+
+def check_result(v) -> None:
+    """Refuse a returned value whose text form would pass MAX_RENDER characters (or holds an
+    int wider than MAX_INT_BITS, which CPython could not even print)."""
+    t = type(v)
+    if t is int:
+        if v.bit_length() > MAX_INT_BITS:
+            _refuse(f"result: int of {v.bit_length()} bits")
+        return
+    if t is str or t is bool:
+        return
+    if render_size(v, MAX_RENDER, False) > MAX_RENDER:
+        _refuse("result: text form over %d characters" % MAX_RENDER)
+
+
+# ----------------------------------------------------------------- arithmetic
+
+
+def g_add(a, b):
+    """`a + b` when neither side is known to be a number."""
+    ta = type(a)
+    if (ta is str or ta is list or ta is tuple) and type(b) is ta and len(a) + len(b) > MAX_LEN:
+        _refuse(f"{ta.__name__} + {ta.__name__}: {len(a) + len(b)} elements")
+    return a + b
+
+
+def g_iadd(a, b):
+    """`a += b` (in place for lists, as in Python)."""
+    ta = type(a)
+    if ta is list:
+        n = sized_len(b)
+        if n > MAX_LEN or len(a) + n > MAX_LEN:
+            _refuse(f"list += : {len(a) + n} elements")
+        a += b
+        if len(a) > MAX_LEN:
+            _refuse(f"list += : {len(a)} elements")
+        return a
+    if (ta is str or ta is tuple) and type(b) is ta and len(a) + len(b) > MAX_LEN:
+        _refuse(f"{ta.__name__} += : {len(a) + len(b)} elements")
+    a += b
+    return a
+
+
+def _check_mul(a, b):
+    ta, tb = type(a), type(b)
+    if ta is int or ta is bool:
+        if tb is int or tb is bool:
+            if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+                _refuse(f"int * int: about {a.bit_length() + b.bit_length()} bits")
+        elif (tb is str or tb is list or tb is tuple) and a > 0 and len(b) * a > MAX_LEN:
+            _refuse(f"{tb.__name__} * {a}: {len(b) * a} elements")
+    elif (ta is str or ta is list or ta is tuple) and (tb is int or tb is bool):
+        if b > 0 and len(a) * b > MAX_LEN:
+            _refuse(f"{ta.__name__} * {b}: {len(a) * b} elements")
+
+
+def g_mul(a, b):
+    """`a * b`: sequence repetition and int products are bounded."""
+    _check_mul(a, b)
+    return a * b
+
+
+def g_imul(a, b):
+    """`a *= b` (in place for lists)."""
+    _check_mul(a, b)
+    a *= b
+    return a
+
+
+def g_power(a, b):
+    """`a ** b`."""
+    if type(a) in (int, bool) and type(b) in (int, bool) and b > 1 and (a > 1 or a < -1):
+        bits = a.bit_length()
+        if (bits - 1) * b >= MAX_INT_BITS:  # |a| ** b >= 2 ** ((bits - 1) * b)
+            _refuse(f"int ** {b}: over {(bits - 1) * b} bits")
+        if bits * b > MAX_INT_BITS:  # somewhere between: at most 2 * MAX_INT_BITS, build it
+            r = a ** b
+            if r.bit_length() > MAX_INT_BITS:
+                _refuse(f"int ** {b}: {r.bit_length()} bits")
+            return r
+    return a ** b
+
+
+def g_pow(*args):
+    """The `pow` builtin: `pow(a, b)` is `a ** b`; `pow(a, b, m)` is bounded by `m`."""
+    if len(args) == 2:
+        return g_power(*args)
+    return pow(*args)
+
+
+def g_lshift(a, b):
+    """`a << b`."""
+    if type(a) in (int, bool) and type(b) in (int, bool) and b > 0 and a:
+        if a.bit_length() + b > MAX_INT_BITS:
+            _refuse(f"int << {b}: {a.bit_length() + b} bits")
+    return a << b
+
+
+_PCT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.)", re.S)
+
+
+def _spec_number(digits: str) -> int:
+    return MAX_LEN + 1 if len(digits) > 7 else int(digits)
+
+
+def _check_percent(fmt: str, args) -> None:
+    specs = _PCT.findall(fmt)
+    if not specs:
+        return
+    if type(args) is dict:
+        values = list(args.values())
+    elif type(args) is tuple:
+        values = list(args)
+    else:
+        values = [args]
+    widest = 0
+    for width, prec, _ in specs:
+        for part in (width, prec):
+            if part == "*":
+                for v in values:
+                    if type(v) is int and (v > MAX_LEN or v < -MAX_LEN):
+                        _refuse(f"'%' format: width {v}")
+            elif part:
+                widest = max(widest, _spec_number(part))
+    if widest > MAX_LEN:
+        _refuse(f"'%' format: width {widest}")
+    for v in values:
+        widest = max(widest, render_size(v, MAX_LEN, False))
+    if len(fmt) + len(specs) * (widest + 1) > MAX_LEN:
+        _refuse("'%' format: text over %d characters" % MAX_LEN)
+
+
+def g_mod(a, b):
+    """`a % b` when `a` may be a format string."""
+    if type(a) is str:
+        _check_percent(a, b)
+    return a % b
+
+
+# ----------------------------------------------------------------- text
+
+
+def _check_text(v, top_str: bool = True) -> None:
+    t = type(v)
+    if t is int:
+        if v.bit_length() > MAX_INT_BITS:
+            _refuse(f"text of an int of {v.bit_length()} bits")
+    elif t is not str and t is not bool and render_size(v, MAX_LEN, top_str) > MAX_LEN:
+        _refuse("text form over %d characters" % MAX_LEN)
+
+
+def g_fv(v):
+    """An f-string value `{v}` (no or a constant, checked format spec)."""
+    t = type(v)
+    if t is not str and t is not bool:
+        _check_text(v)
+    return v
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _check_spec(spec) -> None:
+    if type(spec) is str:
+        for d in _DIGITS.findall(spec):
+            if _spec_number(d) > MAX_LEN:
+                _refuse(f"format spec {spec[:40]!r}")
+
+
+def spec_ok(spec: str) -> bool:
+    """Whether a constant format spec is within bounds (used by the instrumenter)."""
+    return all(_spec_number(d) <= MAX_LEN for d in _DIGITS.findall(spec))
+
+
+def g_fmt(v, conv: int, spec):
+    """An f-string value `{v!conv:spec}` with a computed (or out-of-bounds) spec."""
+    if conv == 114:  # !r
+        _check_text(v, False)
+        v = repr(v)
+    elif conv == 97:  # !a
+        _check_text(v, False)
+        v = ascii(v)
+    else:
+        _check_text(v, True)
+        if conv == 115:
+            v = str(v)
+    _check_spec(spec)
+    return format(v, spec)
+
+
+def g_szs(s):
+    """Post-check of an f-string joining two or more values (each already bounded)."""
+    if len(s) > MAX_LEN:
+        _refuse(f"f-string of {len(s)} characters")
+    return s
+
+
+def g_szl(x):
+    """Post-check of a display with `*` unpacking, or of a list after slice assignment."""
+    if len(x) > MAX_LEN:
+        _refuse(f"{type(x).__name__} of {len(x)} elements")
+    return x
+
+
+def g_str(*args):
+    """The `str` builtin."""
+    if len(args) == 1:
+        v = args[0]
+        t = type(v)
+        if t is str:
+            return v
+        _check_text(v, True)
+    return str(*args)
+
+
+def g_int(*args, **kw):
+    """The `int` builtin: the result may not pass MAX_INT_BITS."""
+    r = int(*args, **kw)
+    if r.bit_length() > MAX_INT_BITS:
+        _refuse(f"int() of {r.bit_length()} bits")
+    return r
+
+
+# ----------------------------------------------------------------- methods
+
+
+def m_replace(s, *args):
+    """`s.replace(old, new[, count])`."""
+    if type(s) is str and len(args) >= 2 and type(args[0]) is str and type(args[1]) is str:
+        grow = len(args[1]) - len(args[0])
+        if grow > 0:
+            n = s.count(args[0])
+            if len(args) > 2 and type(args[2]) is int and 0 <= args[2] < n:
+                n = args[2]
+            if len(s) + n * grow > MAX_LEN:
+                _refuse(f"str.replace: {len(s) + n * grow} characters")
+    return s.replace(*args)
+
+
+def m_zfill(s, *args):
+    """`s.zfill(width)`."""
+    if type(s) is str and args and type(args[0]) is int and args[0] > MAX_LEN:
+        _refuse(f"str.zfill({args[0]})")
+    return s.zfill(*args)
+
+
+def m_extend(lst, *args):
+    """`lst.extend(xs)`."""
+    if type(lst) is list and len(args) == 1:
+        n = sized_len(args[0])
+        if n > MAX_LEN or len(lst) + n > MAX_LEN:
+            _refuse(f"list.extend: {len(lst) + n} elements")
+        lst.extend(args[0])
+        if len(lst) > MAX_LEN:
+            _refuse(f"list.extend: {len(lst)} elements")
+        return None
+    return lst.extend(*args)
+
+
+def m_insert(lst, *args):
+    """`lst.insert(i, x)`."""
+    if type(lst) is list and len(lst) >= MAX_LEN:
+        _refuse(f"list.insert into {len(lst)} elements")
+    return lst.insert(*args)

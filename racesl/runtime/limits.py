@@ -1,0 +1,64 @@
+"""Bounds of one execution and the exceptions that cut it off.
+
+Every cut-off exception derives from `Cutoff`, a `BaseException`: a body has no `try`, and
+even the runtime's own `except Exception` clauses can never swallow one by accident.
+
+Bounds (see docs/language.md §4.6):
+
+- `DEFAULT_FUEL` steps a call (400, the paper's "atomic steps");
+- `DEFAULT_WALL` seconds of wall clock a call (2.0);
+- `MAX_LEN`: no str / list / tuple / set / dict longer than 100,000 is built by a guarded
+  operation, and no builtin is run over a sequence longer than that;
+- `MAX_INT_BITS`: no int wider than 8,192 bits is built by `*`, `**`, `<<`, `pow` or `int()`,
+  nor turned into text (`+`/`-` grow by one bit a step and are left alone);
+- `MAX_DEPTH`: helper calls nest at most 200 deep;
+- `MAX_RENDER`: a returned value, or a value turned into text by `str`, an f-string or `%`,
+  may not render to more than 1,000,000 characters (a shared-structure "DAG bomb" such as
+  `a = [a, a]` repeated 60 times is caught here before anybody calls `repr` on it).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_FUEL", "DEFAULT_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RENDER",
+    "STATUSES", "Cutoff", "FuelOut", "Timeout", "SizeExceeded", "RecursionCut",
+]
+
+DEFAULT_FUEL = 400
+DEFAULT_WALL = 2.0
+MAX_LEN = 100_000
+MAX_INT_BITS = 8_192
+MAX_DEPTH = 200
+MAX_RENDER = 1_000_000
+
+STATUSES = ("ok", "fuel", "timeout", "size", "assert", "error", "recursion")
+
+
+class Cutoff(BaseException):
+    """An execution was stopped by the runtime. `status` is the Outcome status it maps to."""
+
+    status = "error"
+
+
+class FuelOut(Cutoff):
+    """The step budget ran out."""
+
+    status = "fuel"
+
+
+class Timeout(Cutoff):
+    """The wall-clock limit passed (raised by the watchdog's signal handler)."""
+
+    status = "timeout"
+
+
+class SizeExceeded(Cutoff):
+    """A value would have grown past a size bound; raised before it is built."""
+
+    status = "size"
+
+
+class RecursionCut(Cutoff):
+    """Helper calls nested deeper than MAX_DEPTH."""
+
+    status = "recursion"
