@@ -20,7 +20,8 @@ from racesl.check import Checked, check_paths
 from racesl.check.model import EnvSig
 from racesl.lower.module import Lowered
 from racesl.runtime.contract import check_value
-from racesl.runtime.execute import Outcome, Program, SafeRng
+from racesl.runtime.builtins import SafeRng
+from racesl.runtime.execute import Outcome, Program
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
 

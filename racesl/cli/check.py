@@ -100,6 +100,7 @@ def execute(args) -> int:
     from racesl.check import check_paths
     from racesl.cli.common import show_diagnostics, stderr_console, stdout_console
     from racesl.diagnostics import has_errors
+    from racesl.types import types as T
 
     err = stderr_console()
     checked = check_paths(args.paths, args.include)
@@ -141,7 +142,7 @@ def execute(args) -> int:
         for env, c, elapsed in rows:
             dropped = ", ".join(f"{r} {c[r]}" for r in DROP_REASONS + ("no sample",) if c[r])
             runs = max(1, sum(c.values()) * 2)
-            table.add_row(env.qualname, _short(f"{env.input} -> {env.output}"), str(c["ok"]), dropped or "-",
+            table.add_row(env.qualname, _short(f"{T.erase(env.input)} -> {T.erase(env.output)}"), str(c["ok"]), dropped or "-",
                           str(c["contract"]) if c["contract"] else "-", f"{1000 * elapsed / runs:.2f}")
         stdout_console().print(table)
     errors = sum(d.is_error for d in checked.diagnostics)

@@ -10,6 +10,9 @@ import sys
 COMMANDS = {
     "check": ("racesl.cli.check", "type-check .races files and sample every environment"),
     "run": ("racesl.cli.run", "run one environment on given inputs"),
+    "compile": ("racesl.cli.compile", "compose environments into task records"),
+    "score": ("racesl.cli.score", "score completions against task records"),
+    "graph": ("racesl.cli.graph", "draw the signature graph"),
 }
 
 

@@ -202,14 +202,32 @@ class IntRange:
         return [v for v in range(first, b + 1, self.modulus) if self._extra_ok(v)]
 
     def pick(self, rng, a: int, b: int) -> int | None:
-        """A uniformly drawn allowed value of [a, b], or None when none was found."""
-        cand = self.candidates(a, b)
+        """A uniformly drawn allowed value of [a, b], or None when there is none (or, for a
+        wide window where exclusions leave few values, none was found)."""
+        if self.empty:
+            return None
+        if self.choices is not None:
+            cand = [c for c in self.choices if a <= c <= b]
+            return rng.choice(cand) if cand else None
+        if self.lo is not None:
+            a = max(a, self.lo)
+        if self.hi is not None:
+            b = min(b, self.hi)
+        if a > b:
+            return None
+        first = a + ((self.residue - a) % self.modulus)
+        if first > b:
+            return None
+        count = (b - first) // self.modulus + 1
+        if not self.excluded and not self.excluded_residues:
+            return first + rng.randrange(count) * self.modulus
+        for _ in range(16):
+            v = first + rng.randrange(count) * self.modulus
+            if self._extra_ok(v):
+                return v
+        cand = self.candidates(a, b, limit=4096)
         if cand is not None:
             return rng.choice(cand) if cand else None
-        a = max(a, self.lo) if self.lo is not None else a
-        b = min(b, self.hi) if self.hi is not None else b
-        first = a + ((self.residue - a) % self.modulus)
-        count = (b - first) // self.modulus + 1
         for _ in range(64):
             v = first + rng.randrange(count) * self.modulus
             if self._extra_ok(v):
@@ -286,10 +304,10 @@ class Bounds:
         elif o.choices is None:
             choices = self.choices
         else:
-            keys = {_lit_key(c) for c in o.choices}
-            choices = tuple(c for c in self.choices if _lit_key(c) in keys)
-        excluded = self.excluded + tuple(
-            x for x in o.excluded if _lit_key(x) not in {_lit_key(y) for y in self.excluded})
+            keys = {eq_key(c) for c in o.choices}
+            choices = tuple(c for c in self.choices if eq_key(c) in keys)
+        mine = {_lit_key(y) for y in self.excluded}
+        excluded = self.excluded + tuple(x for x in o.excluded if _lit_key(x) not in mine)
         if self.alphabet is None:
             alphabet = o.alphabet
         elif o.alphabet is None:
@@ -327,6 +345,26 @@ def _meet_opt(a: Bounds | None, b: Bounds | None) -> Bounds | None:
 def _lit_key(v: Any) -> tuple:
     """Literal identity that keeps 1, True and '1' apart (and is hashable)."""
     return (type(v).__name__, repr(v))
+
+
+def eq_key(v: Any, depth: int = 0) -> Any:
+    """A hashable key with Python's equality: `eq_key(a) == eq_key(b)` iff `a == b` for
+    literal values (so 1 and True share a key, as `1 in {True}` holds)."""
+    if depth > 50:
+        return ("r", repr(v))
+    if isinstance(v, int):
+        return ("n", int(v))
+    if isinstance(v, str):
+        return ("s", v)
+    if isinstance(v, tuple):
+        return ("t", tuple(eq_key(x, depth + 1) for x in v))
+    if isinstance(v, list):
+        return ("l", tuple(eq_key(x, depth + 1) for x in v))
+    if isinstance(v, (set, frozenset)):
+        return ("f", frozenset(eq_key(x, depth + 1) for x in v))
+    if isinstance(v, dict):
+        return ("d", frozenset((eq_key(k, depth + 1), eq_key(x, depth + 1)) for k, x in v.items()))
+    return ("r", type(v).__name__, repr(v))
 
 
 # ---------------------------------------------------------------- literals
@@ -772,7 +810,7 @@ def _all(c: A.Expr, var: str) -> Bounds | None:
                 return Bounds(values=analyze(c.elt, x))
         # all(it[i] <= it[i + 1] for i in range(...))
         if _call_of(it, "range", len(it.args)) and isinstance(c.elt, A.Compare) and len(c.elt.ops) == 1:
-            return _adjacent_index(c.elt, x, var)
+            return _adjacent_index(c.elt, x, var, it)
         return None
     # all(a <= b for a, b in zip(it, it[1:]))
     if (isinstance(g.target, A.TupleExpr) and len(g.target.elts) == 2
@@ -803,7 +841,15 @@ def _order(op: str) -> Bounds | None:
     }.get(op)
 
 
-def _adjacent_index(cmp: A.Compare, i: str, var: str) -> Bounds | None:
+def _adjacent_index(cmp: A.Compare, i: str, var: str, rng: A.Call) -> Bounds | None:
+    """`all(it[i] <= it[i + 1] for i in range(len(it) - 1))` and shifted variants: the
+    range must visit every adjacent pair exactly (it[0], it[1]) ... (it[n-2], it[n-1])."""
+    if not 1 <= len(rng.args) <= 2:
+        return None
+    start = _lin(rng.args[0], var) if len(rng.args) == 2 else ({}, 0)
+    stop = _lin(rng.args[-1], var)
+    if start is None or stop is None:
+        return None
     left, op, right = cmp.left, cmp.ops[0], cmp.comparators[0]
     if not (isinstance(left, A.Subscript) and isinstance(right, A.Subscript)
             and _is_var(left.value, var) and _is_var(right.value, var)):
@@ -814,11 +860,14 @@ def _adjacent_index(cmp: A.Compare, i: str, var: str) -> Bounds | None:
     if li[0] != {"v": 1} or ri[0] != {"v": 1}:
         return None
     d = ri[1] - li[1]
-    if d == 1:
-        return _order(op)
-    if d == -1 and op in _FLIP:
-        return _order(_FLIP[op])
-    return None
+    if d not in (1, -1) or op not in _FLIP:
+        return None
+    low = min(li[1], ri[1])  # the index of the first element of a pair is i + low
+    first = ({k: c for k, c in start[0].items() if c}, start[1] + low)
+    last = ({k: c for k, c in stop[0].items() if c}, stop[1] + low)  # exclusive
+    if first != ({}, 0) or last != ({"len": 1}, -1):
+        return None
+    return _order(op) if d == 1 else _order(_FLIP[op])
 
 
 def _is_sorted_call(e: A.Expr, var: str) -> str | None:

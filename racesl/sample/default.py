@@ -41,9 +41,9 @@ from typing import Any, Callable
 import attrs
 
 from racesl.runtime.contract import conforms, flatten as _flatten
-from racesl.sample.bounds import Bounds, IntRange, _lit_key, extract
+from racesl.sample.bounds import Bounds, IntRange, _lit_key, eq_key, extract
 from racesl.types.types import (
-    AnyT, BoolT, DictT, IntT, ListT, Pred, SetT, StrT, TupleT, Type,
+    BoolT, DictT, IntT, ListT, Pred, SetT, StrT, TupleT, Type,
 )
 
 __all__ = [
@@ -165,9 +165,9 @@ class Sampler:
         self._choices: list | None = None
         self._setup()
         if self.bounds.choices is not None and self._uses_choices():
-            bad = {_lit_key(x) for x in self.bounds.excluded}
+            bad = {eq_key(x) for x in self.bounds.excluded}
             self._choices = [c for c in self.bounds.choices
-                             if conforms(c, self.shape) and _lit_key(c) not in bad and self._choice_ok(c)]
+                             if conforms(c, self.shape) and eq_key(c) not in bad and self._choice_ok(c)]
 
     @property
     def rejections(self) -> int:
@@ -197,6 +197,16 @@ class Sampler:
         return self._domain_size()
 
     def _domain_size(self) -> int | None:
+        return None
+
+    def all_values(self) -> list | None:
+        """Every value the bounds allow (predicates not yet checked), when at most
+        ENUM_LIMIT; else None."""
+        if self._choices is not None:
+            return list(self._choices)
+        return self._all_values()
+
+    def _all_values(self) -> list | None:
         return None
 
     def _finite_gen(self, level: int) -> tuple[list, bool] | None:
@@ -289,6 +299,16 @@ class IntSampler(Sampler):
             return r.count_in(r.lo, r.hi)
         return None
 
+    def _all_values(self):
+        r = self._range
+        if r.empty:
+            return []
+        if r.choices is not None:
+            return list(r.choices)
+        if r.lo is None or r.hi is None:
+            return None
+        return r.candidates(r.lo, r.hi, ENUM_LIMIT)
+
     def _finite_gen(self, level):
         r = self._range
         if r.empty:
@@ -322,6 +342,9 @@ class BoolSampler(Sampler):
     def _domain_size(self):
         return len(self._values)
 
+    def _all_values(self):
+        return list(self._values)
+
     def _finite_gen(self, level):
         return list(self._values), True
 
@@ -350,17 +373,27 @@ class _SizedSampler(Sampler):
     def _length(self, rng, level) -> int:
         return _pick_len(rng, self._len, level, str(self.type))
 
-    def _distinct_fill(self, rng, n, level, draw_one) -> list:
+    def _distinct_fill(self, rng, n, level, check, elem: "Sampler") -> list:
+        """n pairwise different values drawn by `elem`. When they must cover most of a small
+        domain, the domain is enumerated, checked, and n values are picked from it."""
+        size = elem.domain_size()
+        if size is not None and 2 * n > size:
+            pool = elem.all_values()
+            if pool is not None:
+                ok = [x for x in pool if elem._failing(x, check) is None]
+                if len(ok) < n:
+                    raise _Retry()
+                return rng.sample(ok, n)
         out, keys = [], set()
         misses, lv = 0, level
         while len(out) < n:
-            v = draw_one(rng, lv)
+            v = elem.draw(rng, lv, check)
             k = _lit_key(v)
             if k in keys:
                 misses += 1
                 if misses % (n + 4) == 0:
                     lv = min(lv + 1, MAX_LEVEL)
-                if misses > 20 * n + 40:
+                if misses > 4 * n + 20:
                     raise _Retry()
                 continue
             keys.add(k)
@@ -422,15 +455,12 @@ class ListSampler(_SizedSampler):
             self._cap_length(self.elem.domain_size())
 
     def _elements(self, rng, n, level, check, distinct) -> list:
-        def one(r, lv):
-            return self.elem.draw(r, lv, check)
-
         if n == 0:
             return []
         try:
             if distinct:
-                return self._distinct_fill(rng, n, level, one)
-            return [one(rng, level) for _ in range(n)]
+                return self._distinct_fill(rng, n, level, check, self.elem)
+            return [self.elem.draw(rng, level, check) for _ in range(n)]
         except NoSample:
             if self._len.allows(0):
                 return []
@@ -482,7 +512,7 @@ class DictSampler(_SizedSampler):
         if n == 0:
             return {}
         try:
-            keys = self._distinct_fill(rng, n, level, lambda r, lv: self.key.draw(r, lv, check))
+            keys = self._distinct_fill(rng, n, level, check, self.key)
         except NoSample:
             if self._len.allows(0):
                 return {}

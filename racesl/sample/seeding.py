@@ -30,6 +30,8 @@ def _encode(part: int | str) -> bytes:
 
 def derive_seed(seed: int, *key: int | str) -> int:
     """A 256-bit integer seed derived from `seed` and `key` (stable across processes)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     h = hashlib.sha256(_DOMAIN)
     h.update(_encode(seed))
     for k in key:

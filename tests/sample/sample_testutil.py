@@ -33,6 +33,7 @@ def check(p: Pred, value) -> bool:
     if code is None:
         code = _CODE[p.text] = compile(p.text, "<pred>", "eval")
     try:
-        return bool(eval(code, {"__builtins__": SAFE_BUILTINS}, {"it": value}))
+        # `it` is a global so that comprehension scopes see it too
+        return bool(eval(code, {"__builtins__": SAFE_BUILTINS, "it": value}))
     except Exception:
         return False

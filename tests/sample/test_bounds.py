@@ -7,7 +7,7 @@ import string
 import pytest
 
 from racesl.sample.bounds import EMPTY_RANGE, Bounds, IntRange, analyze, extract
-from sample_testutil import pred
+from .sample_testutil import pred
 
 
 def b(src: str) -> Bounds:
@@ -138,13 +138,20 @@ def test_list_element_bounds_and_order():
     assert (got.order, got.distinct) == ("asc", True)
     got = b("all(it[i - 1] >= it[i] for i in range(1, len(it)))")
     assert (got.order, got.distinct) == ("desc", False)
+    got = b("all(it[i - 1] <= it[i] for i in range(1, len(it)))")
+    assert (got.order, got.distinct) == ("asc", False)
+    got = b("all(it[i + 1] > it[i] for i in range(0, len(it) - 1))")
+    assert (got.order, got.distinct) == ("asc", True)
     got = b("all(a >= b for a, b in zip(it, it[1:]))")
     assert (got.order, got.distinct) == ("desc", False)
     got = b("all(b > a for a, b in zip(it, it[1:]))")
     assert (got.order, got.distinct) == ("asc", True)
 
 
-OPAQUE = ["foo(it)", "it * it < 50", "it < 10 or it > 20", "it.startswith('a')",
+OPAQUE = ["all(it[i] <= it[i + 1] for i in range(2))",
+          "all(it[i] <= it[i + 1] for i in range(1, len(it) - 1))",
+          "all(it[i] <= it[i + 2] for i in range(len(it) - 2))",
+          "foo(it)", "it * it < 50", "it < 10 or it > 20", "it.startswith('a')",
           "any(x > 3 for x in it)", "all(x > 0 for x in it if x != 3)", "it[0] < it[1]",
           "sum(it) == 10", "'a' in it"]
 
@@ -183,3 +190,10 @@ def test_int_range_meet_and_pick():
     assert v(0, 10).meet(v(20, 30)) == EMPTY_RANGE
     assert v(0, 3, excluded=frozenset({0, 1, 2, 3})).normalized().empty
     assert v(excluded_residues=frozenset({(2, 0), (2, 1)})).normalized().empty
+
+
+def test_literal_sets_use_python_equality():
+    # 1 == True: `it in {1, 2} and it in {True}` still allows 1
+    got = b("it in {1, 2} and it in {True}")
+    assert not got.empty and got.value.choices == (1,)
+    assert b("it in {(1, 2)} and it in {(1, 2), (3, 4)}").choices == ((1, 2),)

@@ -1,0 +1,123 @@
+"""`racesc compile PATHS... -n N -o OUT`: search composite tasks and write task records."""
+
+from __future__ import annotations
+
+import argparse
+
+from racesl.cli.common import add_include
+
+FORMATS = ("jsonl", "parquet", "verl")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH", help=".races files or folders (default: races.toml's)")
+    add_include(p)
+    p.add_argument("-n", type=int, default=None, help="number of tasks (default 1000)")
+    p.add_argument("-o", "--output", metavar="OUT", help="output file (default tasks.jsonl)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--workers", type=int, default=1, help="worker processes (output does not depend on it)")
+    p.add_argument("--operators", metavar="SPEC",
+                   help="operators and sizes, e.g. sequential=2-12,parallel=2-12,sort=2-6,select=2-6,branch,loop")
+    p.add_argument("--config", metavar="TOML", help="a races.toml (default: ./races.toml when present)")
+    p.add_argument("--format", choices=FORMATS, default=None, help="jsonl (default), parquet, or verl's parquet")
+    p.add_argument("--filter", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a filter, e.g. max_int=1000, repeated_char=false, drop_values=[0,1]")
+    p.add_argument("--quiet", "-q", action="store_true")
+
+
+def _config(args):
+    from pathlib import Path
+
+    import attrs
+
+    from racesl.runtime.contract import parse_literal
+    from racesl.search.config import CompileConfig, Filters, from_toml, load_toml, parse_operators
+
+    kw: dict = {}
+    paths = list(args.paths)
+    cfg_path = Path(args.config) if args.config else (Path("races.toml") if Path("races.toml").exists() else None)
+    if cfg_path is not None:
+        data = load_toml(cfg_path)
+        kw.update(from_toml(data, cfg_path.parent))
+        if not paths:
+            paths = [str((cfg_path.parent / p)) for p in data.get("compile", {}).get("sources", ["."])]
+    if args.n is not None:
+        kw["n"] = args.n
+    if args.seed is not None:
+        kw["seed"] = args.seed
+    if args.operators:
+        kw["operators"] = parse_operators(args.operators)
+    if args.filter:
+        f = kw.get("filters", Filters())
+        changes = {}
+        names = {a.name: a for a in attrs.fields(Filters)}
+        for item in args.filter:
+            name, sep, lit = item.partition("=")
+            if not sep or name not in names:
+                raise ValueError(f"--filter wants NAME=VALUE with NAME in {', '.join(names)}")
+            text = {"true": "True", "false": "False"}.get(lit.lower(), lit)
+            v = parse_literal(text)
+            changes[name] = tuple(v) if name == "drop_values" else v
+        kw["filters"] = attrs.evolve(f, **changes)
+    include = list(args.include) + list(kw.pop("include", ()))
+    fmt = args.format
+    out = args.output
+    if out is None:
+        out = "tasks.parquet" if fmt in ("parquet", "verl") else "tasks.jsonl"
+    if fmt is None:
+        fmt = "parquet" if out.endswith(".parquet") else "jsonl"
+    return CompileConfig(**kw), paths or ["."], include, out, fmt
+
+
+def execute(args) -> int:
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from racesl.check import check_paths
+    from racesl.cli.common import fail, show_diagnostics, stderr_console, stdout_console
+    from racesl.cli.summary import print_summary
+    from racesl.library import Library
+    from racesl.records import to_record, write_jsonl, write_parquet, write_verl
+    from racesl.rewards.libraries import write_sidecar
+    from racesl.search.config import ConfigError
+    from racesl.search.driver import compile_tasks
+
+    err = stderr_console()
+    try:
+        cfg, paths, include, out, fmt = _config(args)
+    except (ConfigError, ValueError, OSError) as e:
+        return fail(str(e))
+    if args.workers < 1:
+        return fail("--workers must be at least 1")
+    checked = check_paths(paths, include)
+    if not checked.ok:
+        show_diagnostics(checked, err)
+        return fail("the sources do not compile; nothing was written", 1)
+    if not checked.modules:
+        return fail("no .races files found")
+    lib = Library(checked)
+    if not lib.envs:
+        return fail("no environments found")
+    t0 = time.perf_counter()
+    if args.quiet:
+        tasks, summary = compile_tasks(lib, cfg, args.workers)
+    else:
+        with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err, transient=True) as prog:
+            bar = prog.add_task("tasks", total=cfg.n)
+            tasks, summary = compile_tasks(lib, cfg, args.workers,
+                                           progress=lambda done, total: prog.update(bar, completed=done))
+    records = [to_record(t, k, cfg.seed, lib.hash) for k, t in enumerate(tasks)]
+    if fmt == "jsonl":
+        write_jsonl(records, out)
+    elif fmt == "parquet":
+        write_parquet(records, out)
+    else:
+        write_verl(records, out)
+    write_sidecar(lib, out + ".library.json")
+    if not args.quiet:
+        print_summary(summary, lib, stdout_console(), out, time.perf_counter() - t0)
+    if summary.tasks < cfg.n:
+        err.print(f"[yellow]warning:[/] only {summary.tasks} of {cfg.n} tasks could be made from this library")
+    return 0

@@ -1,0 +1,3 @@
+from racesl.graph.signature import Edge, SignatureGraph
+
+__all__ = ["Edge", "SignatureGraph"]

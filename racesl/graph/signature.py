@@ -1,0 +1,126 @@
+"""The signature graph: environments as nodes, an edge A → B when A's output flows into
+B's input. Shapes must be equal (constructors and newtype names); refinements decide the
+edge's kind:
+
+- proved: every value A may return satisfies B's input refinement (no run-time check);
+- guarded: the two may overlap; each value is checked against B's input at run time;
+- (no edge): they cannot overlap.
+
+Without a solver, an edge is proved only when B's input refinements are, position by
+position, among A's output refinements; everything else with equal shapes is guarded.
+A solver (`classify=`) can prove more edges and remove impossible ones.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Iterable
+
+import attrs
+import networkx as nx
+
+from racesl.check.model import EnvSig
+from racesl.types import types as T
+
+PROVED, GUARDED = "proved", "guarded"
+
+
+@attrs.frozen
+class Edge:
+    src: str
+    dst: str
+    kind: str
+
+
+def refinements_implied(out: T.Type, inp: T.Type) -> bool:
+    """Syntactic implication: every predicate of `inp`, at every position, is in `out`."""
+    if isinstance(T.shape(inp), T.AnyT):
+        return True
+    if not set(T.preds(inp)) <= set(T.preds(out)):
+        return False
+    so, si = T.shape(out), T.shape(inp)
+    if isinstance(si, T.NewT):
+        return isinstance(so, T.NewT) and so.name == si.name
+    if isinstance(si, (T.ListT, T.SetT)):
+        return refinements_implied(so.elem, si.elem)
+    if isinstance(si, T.TupleT):
+        return all(refinements_implied(a, b) for a, b in zip(so.elems, si.elems))
+    if isinstance(si, T.DictT):
+        return refinements_implied(so.key, si.key) and refinements_implied(so.value, si.value)
+    return True
+
+
+def syntactic_classify(out: T.Type, inp: T.Type) -> str | None:
+    return PROVED if refinements_implied(out, inp) else GUARDED
+
+
+class SignatureGraph:
+    def __init__(self, envs: Iterable[EnvSig], classify: Callable[[T.Type, T.Type], str | None] | None = None):
+        classify = classify or syntactic_classify
+        self.envs: dict[str, EnvSig] = {e.qualname: e for e in sorted(envs, key=lambda e: e.qualname)}
+        g = nx.DiGraph()
+        for q, e in self.envs.items():
+            g.add_node(q, module=e.module, input=str(e.input), output=str(e.output), terminal=e.terminal)
+        by_input: dict[T.Type, list[EnvSig]] = {}
+        for e in self.envs.values():
+            by_input.setdefault(T.erase(e.input), []).append(e)
+        self.dropped = 0  # same shape, but the solver showed no value can flow
+        for a in self.envs.values():
+            if a.terminal:
+                continue  # a terminal environment only ends chains
+            for b in by_input.get(T.erase(a.output), []):
+                kind = classify(a.output, b.input)
+                if kind is None:
+                    self.dropped += 1
+                    continue
+                g.add_edge(a.qualname, b.qualname, kind=kind)
+        self.g = g
+        self._succ = {q: tuple((d, g.edges[q, d]["kind"]) for d in sorted(g.successors(q))) for q in self.envs}
+
+    def successors(self, qualname: str) -> tuple[tuple[str, str], ...]:
+        return self._succ[qualname]
+
+    def predecessors(self, qualname: str) -> list[tuple[str, str]]:
+        return [(s, self.g.edges[s, qualname]["kind"]) for s in sorted(self.g.predecessors(qualname))]
+
+    def edges(self) -> list[Edge]:
+        return [Edge(a, b, d["kind"]) for a, b, d in sorted(self.g.edges(data=True))]
+
+    def counts(self) -> dict[str, int]:
+        out = {PROVED: 0, GUARDED: 0}
+        for _, _, d in self.g.edges(data=True):
+            out[d["kind"]] += 1
+        out["dropped"] = self.dropped
+        out["isolated"] = sum(1 for q in self.envs if self.g.degree(q) == 0)
+        return out
+
+    # ------------------------------------------------------------ drawing
+
+    def to_json(self) -> str:
+        nodes = [{"id": q, "module": e.module, "input": str(e.input), "output": str(e.output),
+                  "settings": [s.name for s in e.settings], "description": e.description}
+                 for q, e in self.envs.items()]
+        edges = [{"source": e.src, "target": e.dst, "kind": e.kind} for e in self.edges()]
+        return json.dumps({"nodes": nodes, "edges": edges, "counts": self.counts()}, indent=1, sort_keys=True)
+
+    def to_dot(self) -> str:
+        lines = ["digraph races {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica", fontsize=10];']
+        modules: dict[str, list[str]] = {}
+        for q, e in self.envs.items():
+            modules.setdefault(e.module, []).append(q)
+        for m, qs in sorted(modules.items()):
+            lines.append(f'  subgraph "cluster_{m}" {{ label="{m}";')
+            for q in qs:
+                e = self.envs[q]
+                label = f"{e.name}\\n{_esc(str(T.erase(e.input)))} → {_esc(str(T.erase(e.output)))}"
+                lines.append(f'    "{q}" [label="{label}"];')
+            lines.append("  }")
+        for e in self.edges():
+            style = "solid" if e.kind == PROVED else "dashed"
+            lines.append(f'  "{e.src}" -> "{e.dst}" [style={style}];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def _esc(s: str) -> str:
+    return s.replace('"', '\\"')

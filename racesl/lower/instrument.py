@@ -1,0 +1,1025 @@
+"""Fuel and size-guard instrumentation of lowered bodies (an AST → AST rewrite).
+
+Input: an `ast.Module` of plain `FunctionDef`s in the checked body subset (docs/language.md
+§4), with line numbers pointing into the `.races` source. Output: a new module whose
+functions charge fuel, refuse oversized values and bound recursion, and otherwise compute
+exactly what CPython computes for the input.
+
+Calling convention
+------------------
+Every function gets two leading parameters: `def f(_races_fuel, _races_depth, *params)`.
+`_races_fuel` is the *fuel box* of the running execution, a one-element list holding the
+steps left; `_races_depth` is the helper nesting depth. The runtime starts an execution with
+`f([budget + 1], 0, *args)` (the `+ 1` pays for the outermost call itself) and reads the
+steps used back as `budget - box[0]`.
+
+Fuel sharing
+------------
+Each function keeps its own counter in a local variable (`_races_f`, fastest per
+MEASURED.md): loaded from the box in the prologue (paying one step for the call) and
+written back before every `return`. The box is the truth only at *synchronisation points*:
+a statement that contains anything charging the box — a helper call, a charging builtin,
+a comprehension or generator, `str.join`, `list.sort`, a call of a lambda — is preceded by
+`box[0] = _races_f` and followed by `_races_f = box[0]`; inside it, everything (callees,
+lambdas called by `sorted`, comprehension elements) charges the box directly. Statements
+without such things never touch the box. A helper call passes `_races_depth + 1`; the
+prologue refuses depth > MAX_DEPTH (RecursionCut) or an empty budget (FuelOut).
+
+Charges (docs/language.md §4.6)
+-------------------------------
+- `for`/`while`: one step an iteration. A `for` whose body cannot leave early (no
+  `break` at its level, no `return`) over a sized iterable (str, tuple, range, dict, set,
+  dict views; a list only when the body cannot change its length; `enumerate`/`zip`/
+  `reversed` of those) is charged its whole length on entry when the budget covers it and
+  then runs with no per-iteration cost; otherwise (or when the budget does not cover it) a
+  copy of the loop ticks per iteration, so the cut-off happens at exactly the same
+  iteration as with per-iteration charging.
+- comprehensions and generator expressions: one step an element drawn from each `for`
+  clause, charged up front the same way when the source is sized and the consumer
+  takes every element (list/set/dict comprehensions; a generator passed straight to
+  `sum list tuple set dict sorted max min str.join`), else element by element (`any`,
+  `all`, `zip`, a stored generator).
+- helper and lambda calls: one step each.
+- builtins over a sequence, `str.join`, `list.sort`, `x in y`: see racesl.runtime.builtins.
+
+Result: a run that succeeds reports exactly the steps of these rules. A run that fails
+(error, assert) may report fewer (the box lags the local counter) or, inside a precharged
+loop, more; a run that passes the budget is cut off with status "fuel".
+
+Guards
+------
+A simple local inference marks names that can only hold numbers (int/bool literals, `len`,
+`ord`, `int`, `abs`, `sum` of one argument, comparisons, arithmetic of numbers, `range`
+loop variables, `enumerate` indices, `Int` parameters from `int_params`, names only ever
+assigned numbers). `a + b` is guarded only when neither side is a number or a small literal
+(a literal can only grow a value by its own size a step); `a * b` unless both are numbers
+and one a small int literal; `**` and `<<` unless bounded by literals; `%` unless the left
+side is a number. See racesl.runtime.guards for the guards themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+from collections.abc import Mapping
+from itertools import count
+
+from racesl.runtime.builtins import BUILTIN_NAMES, CHARGING_BUILTINS
+from racesl.runtime.guards import spec_ok
+from racesl.runtime.limits import MAX_DEPTH, MAX_INT_BITS, MAX_LEN
+
+__all__ = ["instrument", "lower_to_source", "line_map", "LINEMAP_TAG", "BOX", "DEPTH"]
+
+BOX = "_races_fuel"
+DEPTH = "_races_depth"
+LOC = "_races_f"
+LINEMAP_TAG = "# races-linemap: "
+
+_BUILTINS = frozenset(BUILTIN_NAMES)
+_CONSTS = frozenset({"True", "False", "None"})
+# consumers that take every element of a generator passed straight to them
+_FULL = frozenset({"sum", "list", "tuple", "set", "dict", "sorted", "max", "min"})
+_MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "setdefault",
+                       "update", "add", "discard", "popitem"})
+_NUM_CALLS = frozenset({"len", "ord", "abs", "int", "bool", "pow"})
+_NUM_METHODS = frozenset({"count", "find", "index", "rfind", "rindex", "isalpha", "isdigit",
+                          "islower", "isupper", "isspace", "isalnum", "startswith", "endswith",
+                          "randint"})
+_FRESH_CALLS = frozenset({"list", "sorted", "dict", "set", "tuple"})
+_FRESH_METHODS = frozenset({"split", "copy"})
+_GUARDED_METHODS = frozenset({"replace", "zfill", "extend", "insert"})
+_SMALL = 1 << 64
+_LIT_MAX = 256
+
+
+# ----------------------------------------------------------------- node helpers
+
+
+def _name(ident: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=ident, ctx=ast.Store() if store else ast.Load())
+
+
+def _call(fn: str, args, keywords=()) -> ast.Call:
+    return ast.Call(func=_name(fn), args=list(args), keywords=list(keywords))
+
+
+def _const(v) -> ast.Constant:
+    return ast.Constant(value=v)
+
+
+def _loc(node, ref):
+    """Give `node` the location of `ref` (children without one inherit it later)."""
+    for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        if hasattr(ref, a):
+            setattr(node, a, getattr(ref, a))
+    return node
+
+
+def _box0(store: bool = False) -> ast.Subscript:
+    return ast.Subscript(value=_name(BOX), slice=_const(0), ctx=ast.Store() if store else ast.Load())
+
+
+def _write(ref) -> ast.stmt:  # box[0] = _races_f
+    return _loc(ast.Assign(targets=[_box0(True)], value=_name(LOC)), ref)
+
+
+def _reload(ref) -> ast.stmt:  # _races_f = box[0]
+    return _loc(ast.Assign(targets=[_name(LOC, True)], value=_box0()), ref)
+
+
+def _assign(ident: str, value, ref) -> ast.stmt:
+    return _loc(ast.Assign(targets=[_name(ident, True)], value=value), ref)
+
+
+def _tick(ref) -> list[ast.stmt]:
+    """`if not _races_f: raise FuelOut` / `_races_f -= 1`: one step."""
+    return [
+        _loc(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(LOC)),
+                    body=[ast.Raise(exc=_name("_races_FuelOut"), cause=None)], orelse=[]), ref),
+        _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=_const(1)), ref),
+    ]
+
+
+def _is_call_to(e, names) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in names
+
+
+def _target_names(t) -> list[str]:
+    return [n.id for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def _small_int_lit(e) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        e = e.operand
+    return isinstance(e, ast.Constant) and type(e.value) in (int, bool) and -_SMALL < e.value < _SMALL
+
+
+def _bounded_lit(e) -> bool:
+    """A literal that can grow a value only by its own (small) size."""
+    if isinstance(e, ast.Constant):
+        v = e.value
+        return not isinstance(v, (str, bytes)) or len(v) <= _LIT_MAX
+    if isinstance(e, (ast.List, ast.Tuple, ast.Set)):
+        return len(e.elts) <= _LIT_MAX and not any(isinstance(x, ast.Starred) for x in e.elts)
+    if isinstance(e, ast.Dict):
+        return len(e.keys) <= _LIT_MAX and None not in e.keys
+    return False
+
+
+def _static_len(e) -> int | None:
+    """len() of a literal `in` right side, known now; 0 for hashed containers."""
+    if isinstance(e, ast.Constant) and isinstance(e.value, (str, tuple, bytes)):
+        return len(e.value)
+    if isinstance(e, (ast.List, ast.Tuple)) and not any(isinstance(x, ast.Starred) for x in e.elts):
+        return len(e.elts)
+    if isinstance(e, (ast.Set, ast.Dict)):
+        return 0
+    return None
+
+
+def _has_break(stmts) -> bool:
+    """A `break` that leaves *this* loop (nested loops' bodies excluded, their `else` not)."""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, ast.If) and (_has_break(s.body) or _has_break(s.orelse)):
+            return True
+        if isinstance(s, (ast.For, ast.While)) and _has_break(s.orelse):
+            return True
+    return False
+
+
+def _has_return(stmts) -> bool:
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _walk_many(nodes):
+    for n in nodes:
+        if n is not None:
+            yield from ast.walk(n)
+
+
+# ----------------------------------------------------------------- analysis
+
+
+def _is_num(e, num) -> bool:
+    """Whether `e` can only evaluate to a number (int, bool) — or raise."""
+    if isinstance(e, ast.Constant):
+        return type(e.value) in (int, bool, float)
+    if isinstance(e, ast.Name):
+        return e.id in num
+    if isinstance(e, ast.BinOp):
+        op = e.op
+        if isinstance(op, (ast.FloorDiv, ast.Pow, ast.LShift, ast.RShift, ast.Div)):
+            return True
+        if isinstance(op, ast.Mod):
+            return _is_num(e.left, num)
+        if isinstance(op, ast.Mult):
+            return _is_num(e.left, num) and _is_num(e.right, num)
+        return _is_num(e.left, num) or _is_num(e.right, num)  # + - & | ^
+    if isinstance(e, ast.UnaryOp):
+        return True
+    if isinstance(e, ast.Compare):
+        return True
+    if isinstance(e, ast.BoolOp):
+        return all(_is_num(v, num) for v in e.values)
+    if isinstance(e, ast.IfExp):
+        return _is_num(e.body, num) and _is_num(e.orelse, num)
+    if isinstance(e, ast.NamedExpr):
+        return _is_num(e.value, num)
+    if isinstance(e, ast.Call):
+        f = e.func
+        if isinstance(f, ast.Name):
+            if f.id in _NUM_CALLS:
+                return True
+            return f.id == "sum" and len(e.args) == 1 and not e.keywords
+        if isinstance(f, ast.Attribute):
+            return f.attr in _NUM_METHODS
+    return False
+
+
+def _is_fresh(e) -> bool:
+    """Whether `e` evaluates to a new object nothing else refers to."""
+    if isinstance(e, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
+                      ast.Constant, ast.JoinedStr, ast.Tuple)):
+        return True
+    if isinstance(e, ast.Call):
+        if isinstance(e.func, ast.Name):
+            return e.func.id in _FRESH_CALLS
+        if isinstance(e.func, ast.Attribute):
+            return e.func.attr in _FRESH_METHODS
+    if isinstance(e, ast.BinOp):
+        return isinstance(e.op, (ast.Add, ast.Mult))
+    if isinstance(e, ast.Subscript):
+        return isinstance(e.slice, ast.Slice)
+    if isinstance(e, ast.IfExp):
+        return _is_fresh(e.body) and _is_fresh(e.orelse)
+    return False
+
+
+class _Scope:
+    """What the rewrite needs to know about one function: its locals, the names that hold
+    only numbers, and the "private" lists (fresh, never stored anywhere else)."""
+
+    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str]):
+        self.params = [a.arg for a in fn.args.args]
+        binders: dict[str, list] = {p: [] for p in self.params}
+        fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
+        lambdas: set[str] = set()
+
+        def bind(name, is_num, is_fresh):
+            binders.setdefault(name, []).append(is_num)
+            fresh.setdefault(name, []).append(is_fresh)
+
+        def bind_target(t, v):
+            if isinstance(t, ast.Name):
+                bind(t.id, lambda num, v=v: _is_num(v, num), v is not None and _is_fresh(v))
+                if isinstance(v, ast.Lambda):
+                    lambdas.add(t.id)
+            elif isinstance(t, (ast.Tuple, ast.List)):
+                if (isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == len(t.elts)
+                        and not any(isinstance(x, ast.Starred) for x in (*t.elts, *v.elts))):
+                    for tt, vv in zip(t.elts, v.elts):
+                        bind_target(tt, vv)
+                elif _is_call_to(v, {"divmod"}) and len(t.elts) == 2 and len(v.args) == 2:
+                    for tt in t.elts:
+                        for n in _target_names(tt):
+                            bind(n, lambda num, a=v.args: all(_is_num(x, num) for x in a), False)
+                else:
+                    for tt in t.elts:
+                        bind_target(tt, None)
+            elif isinstance(t, ast.Starred):
+                bind_target(t.value, None)
+
+        for p in self.params:
+            binders[p].append((lambda num: True) if p in int_params else (lambda num: False))
+
+        def visit(stmts):
+            for s in stmts:
+                if isinstance(s, ast.Assign):
+                    for t in s.targets:
+                        bind_target(t, s.value)
+                elif isinstance(s, ast.AnnAssign) and s.value is not None:
+                    bind_target(s.target, s.value)
+                elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+                    t = s.target
+                    bind(t.id, lambda num, e=ast.BinOp(_name(t.id), s.op, s.value): _is_num(e, num),
+                         True)
+                elif isinstance(s, ast.For):
+                    it, tg = s.iter, s.target
+                    if isinstance(tg, ast.Name) and (_is_call_to(it, {"range"}) or (
+                            _is_call_to(it, {"reversed"}) and it.args and _is_call_to(it.args[0], {"range"}))):
+                        bind(tg.id, lambda num: True, False)
+                    elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
+                          and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
+                        bind(tg.elts[0].id, lambda num: True, False)
+                        bind_target(tg.elts[1], None)
+                    else:
+                        bind_target(tg, None)
+                for field in ("body", "orelse"):
+                    visit(getattr(s, field, ()) or ())
+                for n in ast.walk(s):
+                    if isinstance(n, ast.NamedExpr):
+                        bind_target(n.target, n.value)
+
+        visit(fn.body)
+        self.locals = frozenset(binders)
+        self.lambdas = frozenset(lambdas)
+        num = set(binders)
+        changed = True
+        while changed:
+            changed = False
+            for name in list(num):
+                if not all(b(num) for b in binders[name]):
+                    num.discard(name)
+                    changed = True
+        self.num = frozenset(num)
+        fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
+        self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
+
+    @staticmethod
+    def _escaping(fn, names) -> set[str]:
+        """Names among `names` whose object may end up reachable some other way."""
+        if not names:
+            return set()
+        parent = {}
+        for n in ast.walk(fn):
+            for c in ast.iter_child_nodes(n):
+                parent[c] = n
+        out = set()
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names):
+                continue
+            p = parent.get(n)
+            ok = False
+            if isinstance(p, ast.Attribute) and p.value is n:
+                gp = parent.get(p)
+                ok = isinstance(gp, ast.Call) and gp.func is p
+            elif isinstance(p, ast.Call):
+                ok = (n in p.args and isinstance(p.func, ast.Name) and p.func.id in _BUILTINS)
+            elif isinstance(p, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Return, ast.FormattedValue)):
+                ok = True
+            elif isinstance(p, ast.Subscript):
+                ok = p.value is n
+            elif isinstance(p, (ast.For, ast.comprehension)):
+                ok = p.iter is n
+            if not ok:
+                out.add(n.id)
+        return out
+
+    def is_function(self, name: str, shadow) -> bool:
+        """A call target that is a program function (not a local, builtin or constant)."""
+        return name not in shadow and name not in _BUILTINS and name not in _CONSTS
+
+    def list_ok(self, it, nodes, shadow) -> bool:
+        """Whether iterating `it` as a list is safe to charge up front: nothing in `nodes`
+        (the loop or comprehension body) can change the list's length."""
+        if _is_fresh(it):
+            return True
+        src = it.id if isinstance(it, ast.Name) else None
+        for n in _walk_many(nodes):
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Name):
+                    if f.id in shadow or f.id not in _BUILTINS:
+                        return False
+                elif isinstance(f, ast.Attribute):
+                    if f.attr in _MUTATING and not (
+                            isinstance(f.value, ast.Name) and f.value.id != src
+                            and f.value.id in self.private):
+                        return False
+                else:
+                    return False
+            elif isinstance(n, ast.AugAssign):
+                if isinstance(n.op, (ast.Add, ast.Mult)) and not _is_num(n.value, self.num):
+                    t = n.target
+                    if not (isinstance(t, ast.Name) and t.id != src and (t.id in self.private or t.id in self.num)):
+                        return False
+            elif isinstance(n, ast.Assign):
+                for t in n.targets:
+                    if any(isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice) for x in ast.walk(t)):
+                        return False
+            elif isinstance(n, ast.Delete):
+                return False
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                if n.id in self.lambdas or self.is_function(n.id, shadow):
+                    return False
+        return True
+
+
+# ----------------------------------------------------------------- expressions
+
+
+class _Ex:
+    """Rewrites one expression. mode "local": charges may go to the local counter (walrus);
+    mode "box": every charge goes to the box. `box` / `local` record what was emitted."""
+
+    def __init__(self, fx: "_Fx", mode: str, nested: bool, num, shadow):
+        self.fx = fx
+        self.mode = mode
+        self.nested = nested
+        self.num = num
+        self.shadow = shadow
+        self.box = False
+        self.local = False
+
+    def child(self, *, nested=True, num=None, shadow=None) -> "_Ex":
+        return _Ex(self.fx, "box", nested, self.num if num is None else num,
+                   self.shadow if shadow is None else shadow)
+
+    def absorb(self, c: "_Ex") -> None:
+        self.box |= c.box
+        self.local |= c.local
+
+    def visit(self, e):
+        if e is None:
+            return None
+        m = getattr(self, "v_" + type(e).__name__, None)
+        return m(e) if m is not None else self.generic(e)
+
+    def generic(self, e):
+        for field, old in ast.iter_fields(e):
+            if isinstance(old, list):
+                setattr(e, field, [self.visit(x) if isinstance(x, ast.expr) else self.other(x)
+                                   for x in old])
+            elif isinstance(old, ast.expr):
+                setattr(e, field, self.visit(old))
+            elif isinstance(old, ast.AST):
+                self.other(old)
+        return e
+
+    def other(self, x):
+        if isinstance(x, ast.keyword):
+            x.value = self.visit(x.value)
+        return x
+
+    # -- names
+
+    def v_Name(self, e):
+        if isinstance(e.ctx, ast.Load) and self.fx.scope.is_function(e.id, self.shadow):
+            # a helper used as a value (e.g. key=helper): adapt it to the convention
+            self.box = True
+            star = "_races_args"
+            args = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(arg=star), kwonlyargs=[],
+                                 kw_defaults=[], kwarg=None, defaults=[])
+            body = ast.Call(func=_name(e.id), args=[_name(BOX), self._depth1(), ast.Starred(
+                value=_name(star), ctx=ast.Load())], keywords=[])
+            return _loc(ast.Lambda(args=args, body=body), e)
+        return e
+
+    def _depth1(self):
+        return ast.BinOp(left=_name(DEPTH), op=ast.Add(), right=_const(1))
+
+    # -- arithmetic
+
+    def _guard_for(self, op, left, right, inplace=False) -> str | None:
+        num = self.num
+        if isinstance(op, ast.Add):
+            if (_is_num(left, num) or _is_num(right, num) or _bounded_lit(left)
+                    or _bounded_lit(right)):
+                return None
+            return "_races_g_iadd" if inplace else "_races_g_add"
+        if isinstance(op, ast.Mult):
+            if _is_num(left, num) and _is_num(right, num) and (
+                    _small_int_lit(left) or _small_int_lit(right)):
+                return None
+            return "_races_g_imul" if inplace else "_races_g_mul"
+        if isinstance(op, ast.Pow):
+            if (isinstance(left, ast.Constant) and isinstance(right, ast.Constant)
+                    and type(left.value) is int and type(right.value) is int
+                    and 0 <= right.value <= 64
+                    and left.value.bit_length() * right.value <= MAX_INT_BITS):
+                return None
+            return "_races_g_pow"
+        if isinstance(op, ast.LShift):
+            if (_is_num(left, num) and isinstance(right, ast.Constant)
+                    and type(right.value) is int and right.value <= 64):
+                return None
+            return "_races_g_lshift"
+        if isinstance(op, ast.Mod):
+            return None if _is_num(left, num) else "_races_g_mod"
+        return None
+
+    def v_BinOp(self, e):
+        guard = self._guard_for(e.op, e.left, e.right)
+        e.left = self.visit(e.left)
+        e.right = self.visit(e.right)
+        if guard is None:
+            return e
+        return _loc(_call(guard, [e.left, e.right]), e)
+
+    # -- membership
+
+    def v_Compare(self, e):
+        origs = list(e.comparators)
+        e.left = self.visit(e.left)
+        out = []
+        for op, c0 in zip(e.ops, origs):
+            n = _static_len(c0)
+            c = self.visit(c0)
+            if isinstance(op, (ast.In, ast.NotIn)) and n != 0:
+                c = self._charge_in(c, n)
+            out.append(c)
+        e.comparators = out
+        return e
+
+    def _charge_in(self, c, n):
+        if self.mode == "local" and not self.nested:
+            self.local = True
+            if n is not None:  # literal: charge its known length
+                dec, val = _const(n), c
+            else:
+                t = self.fx.tmp("t")
+                dec = _call("_races_in_len", [ast.NamedExpr(target=_name(t, True), value=c)])
+                val = _name(t)
+            test = ast.Compare(
+                left=ast.NamedExpr(target=_name(LOC, True),
+                                   value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=dec)),
+                ops=[ast.GtE()], comparators=[_const(0)])
+            return _loc(ast.IfExp(test=test, body=val, orelse=_call("_races_fuel_out", [])), c)
+        self.box = True
+        return _loc(_call("_races_in_arg", [_name(BOX), c]), c)
+
+    # -- calls
+
+    def _args(self, args, full_first=False):
+        out = []
+        for i, a in enumerate(args):
+            if i == 0 and full_first and isinstance(a, ast.GeneratorExp):
+                out.append(self.v_comp(a, full=True))
+            else:
+                out.append(self.visit(a))
+        return out
+
+    def _kws(self, kws):
+        for k in kws:
+            k.value = self.visit(k.value)
+        return kws
+
+    def v_Call(self, e):
+        f = e.func
+        if isinstance(f, ast.Name):
+            name = f.id
+            if name in self.shadow:  # a local holding a lambda
+                self.box = True
+                return self.generic(e)
+            if name in CHARGING_BUILTINS:
+                self.box = True
+                args = self._args(e.args, full_first=name in _FULL)
+                return _loc(_call("_races_bi_" + name, [_name(BOX), *args], self._kws(e.keywords)), e)
+            if name in _BUILTINS or name in _CONSTS:
+                return self.generic(e)
+            self.box = True  # a program function
+            args = self._args(e.args)
+            e.args = [_name(BOX), self._depth1(), *args]
+            e.keywords = self._kws(e.keywords)
+            return e
+        if isinstance(f, ast.Attribute):
+            attr = f.attr
+            recv = self.visit(f.value)
+            if attr == "join" and len(e.args) == 1 and not e.keywords:
+                self.box = True
+                arg = self._args(e.args, full_first=True)
+                return _loc(_call("_races_meth_join", [_name(BOX), recv, *arg]), e)
+            if attr == "sort":
+                self.box = True
+                return _loc(_call("_races_meth_sort", [_name(BOX), recv, *self._args(e.args)],
+                                  self._kws(e.keywords)), e)
+            if attr in _GUARDED_METHODS:
+                return _loc(_call("_races_meth_" + attr, [recv, *self._args(e.args)],
+                                  self._kws(e.keywords)), e)
+            f.value = recv
+            e.args = self._args(e.args)
+            e.keywords = self._kws(e.keywords)
+            return e
+        self.box = True
+        return self.generic(e)
+
+    # -- nested scopes
+
+    def v_Lambda(self, e):
+        a = e.args
+        params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+        params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        c = self.child(num=self.num - params, shadow=self.shadow | params)
+        body = c.visit(e.body)
+        tick = _call("_races_lambda_tick", [_name(BOX)])
+        e.body = _loc(ast.BoolOp(op=ast.Or(), values=[tick, body]), e.body)
+        return e
+
+    def v_ListComp(self, e):
+        return self.v_comp(e, full=True)
+
+    v_SetComp = v_DictComp = v_ListComp
+
+    def v_GeneratorExp(self, e):
+        return self.v_comp(e, full=False)
+
+    def v_comp(self, e, full: bool):
+        gens = e.generators
+        bound, ranged = set(), set()
+        for g in gens:
+            names = _target_names(g.target)
+            bound.update(names)
+            if isinstance(g.target, ast.Name) and _is_call_to(g.iter, {"range"}):
+                ranged.add(g.target.id)
+        shadow = self.shadow | bound
+        inner_nodes = [e.elt] if not isinstance(e, ast.DictComp) else [e.key, e.value]
+        inner_nodes += [c for g in gens for c in g.ifs] + [g.iter for g in gens[1:]]
+        oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
+        lazy = isinstance(e, ast.GeneratorExp) and not full
+
+        def wrap(it, ok):
+            if lazy:
+                return _loc(_call("_races_tick_iter", [_name(BOX), it]), it)
+            return _loc(_call("_races_each", [_name(BOX), it, _const(ok)]), it)
+
+        outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box mode
+        gens[0].iter = wrap(outer.visit(gens[0].iter), oks[0])
+        self.absorb(outer)
+        inner = self.child(num=(self.num - bound) | ranged, shadow=shadow)
+        for g, ok in zip(gens[1:], oks[1:]):
+            g.iter = wrap(inner.visit(g.iter), ok)
+        for g in gens:
+            g.ifs = [inner.visit(c) for c in g.ifs]
+        if isinstance(e, ast.DictComp):
+            e.key = inner.visit(e.key)
+            e.value = inner.visit(e.value)
+        else:
+            e.elt = inner.visit(e.elt)
+        self.absorb(inner)
+        self.box = True
+        return e
+
+    # -- text
+
+    def v_JoinedStr(self, e):
+        c = self.child(nested=self.nested)
+        unbounded = 0
+        for v in e.values:
+            if not isinstance(v, ast.FormattedValue):
+                continue
+            numeric = _is_num(v.value, self.num)
+            val = c.visit(v.value)
+            spec = v.format_spec
+            dynamic = spec is not None and not all(isinstance(p, ast.Constant) for p in spec.values)
+            text = None if spec is None or dynamic else "".join(p.value for p in spec.values)
+            if dynamic or (text is not None and not spec_ok(text)):
+                spec_node = c.visit(spec) if dynamic else _const(text)
+                v.value = _loc(_call("_races_g_fmt", [val, _const(v.conversion), spec_node]), v)
+                v.conversion = -1
+                v.format_spec = None
+                unbounded += 1
+            elif numeric:
+                v.value = val
+            else:
+                v.value = _loc(_call("_races_g_fv", [val]), v)
+                unbounded += 1
+        self.absorb(c)
+        if unbounded >= 2:
+            return _loc(_call("_races_g_szs", [e]), e)
+        return e
+
+    # -- displays
+
+    def _display(self, e):
+        e = self.generic(e)
+        if isinstance(getattr(e, "ctx", None), ast.Load) and any(isinstance(x, ast.Starred) for x in e.elts):
+            return _loc(_call("_races_g_szl", [e]), e)
+        return e
+
+    v_List = v_Tuple = v_Set = _display
+
+    # -- assignment targets
+
+    def target(self, t):
+        """Rewrite the expressions inside an assignment target (subscript bases/indices)."""
+        if isinstance(t, (ast.Tuple, ast.List)):
+            t.elts = [self.target(x) for x in t.elts]
+        elif isinstance(t, ast.Starred):
+            t.value = self.target(t.value)
+        elif isinstance(t, (ast.Subscript, ast.Attribute)):
+            t.value = self.visit(t.value)
+            if isinstance(t, ast.Subscript):
+                t.slice = self.visit(t.slice)
+        return t
+
+
+# ----------------------------------------------------------------- statements
+
+
+class _Fx:
+    """Rewrites one function."""
+
+    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], counter):
+        self.fn = fn
+        self.scope = _Scope(fn, int_params)
+        self.counter = counter
+
+    def tmp(self, kind: str) -> str:
+        return f"_races_{kind}{next(self.counter)}"
+
+    def ex(self, mode: str) -> _Ex:
+        return _Ex(self, mode, False, self.scope.num, self.scope.locals)
+
+    def run(self) -> ast.FunctionDef:
+        fn = self.fn
+        if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.defaults or fn.decorator_list:
+            raise ValueError(f"{fn.name}: only plain positional parameters are supported")
+        ref = fn
+        prologue = [
+            _assign(LOC, ast.BinOp(left=_box0(), op=ast.Sub(), right=_const(1)), ref),
+            _loc(ast.If(
+                test=ast.BoolOp(op=ast.Or(), values=[
+                    ast.Compare(left=_name(LOC), ops=[ast.Lt()], comparators=[_const(0)]),
+                    ast.Compare(left=_name(DEPTH), ops=[ast.Gt()], comparators=[_const(MAX_DEPTH)])]),
+                body=[ast.Expr(value=_call("_races_entry_fail", [_name(LOC), _name(DEPTH)]))],
+                orelse=[]), ref),
+        ]
+        body = self.block(fn.body, fast=True)
+        end = fn.body[-1] if fn.body else ref
+        tail = [] if isinstance(end, ast.Return) else [_write(end)]
+        fn.body = prologue + body + tail
+        fn.args.args = [ast.arg(arg=BOX), ast.arg(arg=DEPTH), *fn.args.args]
+        return fn
+
+    def block(self, stmts, fast: bool) -> list[ast.stmt]:
+        out = []
+        for s in stmts:
+            out.extend(self.stmt(s, fast))
+        return out or [_loc(ast.Pass(), stmts[0] if stmts else self.fn)]
+
+    def stmt(self, s, fast: bool) -> list[ast.stmt]:
+        m = getattr(self, "s_" + type(s).__name__, None)
+        if m is None:
+            raise ValueError(f"line {getattr(s, 'lineno', '?')}: statement {type(s).__name__} "
+                             "is outside the body subset")
+        return m(s, fast)
+
+    # -- simple statements: try local charges, fall back to the box with a sync
+
+    def _synced(self, s, build):
+        """`build(copy_of_s, ex) -> stmts`; wraps it in box sync when anything inside
+        charges the box."""
+        ex = self.ex("local")
+        out = build(copy.deepcopy(s), ex)
+        if not ex.box:
+            return out
+        ex = self.ex("box")
+        out = build(copy.deepcopy(s), ex)
+        return [_write(s), *out, _reload(s)]
+
+    def s_Expr(self, s, fast):
+        def build(s, ex):
+            s.value = ex.visit(s.value)
+            return [s]
+        return self._synced(s, build)
+
+    def s_Pass(self, s, fast):
+        return [s]
+
+    s_Break = s_Continue = s_Pass
+
+    def s_Assign(self, s, fast):
+        def build(s, ex):
+            pre, post = [], []
+            for t in s.targets:
+                for x in ast.walk(t):
+                    if isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Slice):
+                        if not isinstance(x.value, ast.Name):  # hoist the base once
+                            tmp = self.tmp("t")
+                            pre.append(_assign(tmp, ex.visit(x.value), s))
+                            x.value = _name(tmp)
+                        post.append(_loc(ast.Expr(value=_call("_races_g_szl", [_name(x.value.id)])), s))
+            s.targets = [ex.target(t) for t in s.targets]
+            s.value = ex.visit(s.value)
+            return [*pre, s, *post]
+        return self._synced(s, build)
+
+    def s_AnnAssign(self, s, fast):
+        if s.value is None:
+            return []
+        return self.s_Assign(_loc(ast.Assign(targets=[s.target], value=s.value), s), fast)
+
+    def s_AugAssign(self, s, fast):
+        def build(s, ex):
+            t = s.target
+            load = copy.deepcopy(t)
+            load.ctx = ast.Load()
+            guard = ex._guard_for(s.op, load, s.value, inplace=True)
+            if guard is None:
+                s.target = ex.target(t)
+                s.value = ex.visit(s.value)
+                return [s]
+            if isinstance(t, ast.Name):
+                return [_loc(ast.Assign(targets=[_name(t.id, True)],
+                                        value=_call(guard, [_name(t.id), ex.visit(s.value)])), s)]
+            if isinstance(t, ast.Subscript):
+                pre = []
+                base = self.tmp("t")
+                pre.append(_assign(base, ex.visit(t.value), s))
+                if isinstance(t.slice, ast.Slice):
+                    parts = {}
+                    for field in ("lower", "upper", "step"):
+                        part = getattr(t.slice, field)
+                        if part is not None:
+                            name = self.tmp("t")
+                            pre.append(_assign(name, ex.visit(part), s))
+                            parts[field] = _name(name)
+                    mk = lambda: ast.Slice(**{f: parts.get(f) for f in ("lower", "upper", "step")})  # noqa: E731
+                else:
+                    idx = self.tmp("t")
+                    pre.append(_assign(idx, ex.visit(t.slice), s))
+                    mk = lambda: _name(idx)  # noqa: E731
+                value = _call(guard, [ast.Subscript(value=_name(base), slice=mk(), ctx=ast.Load()),
+                                      ex.visit(s.value)])
+                store = ast.Subscript(value=_name(base), slice=mk(), ctx=ast.Store())
+                post = []
+                if isinstance(t.slice, ast.Slice):
+                    post.append(_loc(ast.Expr(value=_call("_races_g_szl", [_name(base)])), s))
+                return [*pre, _loc(ast.Assign(targets=[store], value=value), s), *post]
+            raise ValueError(f"line {s.lineno}: unsupported augmented assignment target")
+        return self._synced(s, build)
+
+    def s_Assert(self, s, fast):
+        def build(s, ex):
+            s.test = ex.visit(s.test)
+            s.msg = ex.visit(s.msg)
+            return [s]
+        return self._synced(s, build)
+
+    def s_Return(self, s, fast):
+        if s.value is None:
+            return [_write(s), s]
+        ex = self.ex("local")
+        r = copy.deepcopy(s)
+        r.value = ex.visit(r.value)
+        if ex.box:
+            ex = self.ex("box")
+            r = copy.deepcopy(s)
+            r.value = ex.visit(r.value)
+            return [_write(s), r]
+        if ex.local:
+            tmp = "_races_r"
+            return [_assign(tmp, r.value, s), _write(s), _loc(ast.Return(value=_name(tmp)), s)]
+        return [_write(s), r]
+
+    def _expr_hoisted(self, e, ref, kind: str):
+        """(statements, expression) evaluating `e` once; statements sync the box if needed."""
+        ex = self.ex("local")
+        v = ex.visit(copy.deepcopy(e))
+        if not ex.box:
+            return [], v
+        ex = self.ex("box")
+        v = ex.visit(copy.deepcopy(e))
+        tmp = self.tmp(kind)
+        return [_write(ref), _assign(tmp, v, ref), _reload(ref)], _name(tmp)
+
+    def s_If(self, s, fast):
+        pre, test = self._expr_hoisted(s.test, s, "c")
+        s.test = test
+        s.body = self.block(s.body, fast)
+        s.orelse = self.block(s.orelse, fast) if s.orelse else []
+        return [*pre, s]
+
+    def s_While(self, s, fast):
+        pre, test = self._expr_hoisted(s.test, s, "c")
+        body = self.block(s.body, fast)
+        orelse = self.block(s.orelse, fast) if s.orelse else []
+        if not pre:
+            s.test, s.body, s.orelse = test, [*_tick(s), *body], orelse
+            return [s]
+        # the test charges the box: evaluate it inside the loop, exit through a flag so
+        # that `else` keeps its meaning
+        flag = self.tmp("w")
+        stop = _loc(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
+                           body=[_assign(flag, _const(False), s), _loc(ast.Continue(), s)],
+                           orelse=[]), s)
+        loop = _loc(ast.While(test=_name(flag), body=[*pre, stop, *_tick(s), *body], orelse=orelse), s)
+        return [_assign(flag, _const(True), s), loop]
+
+    def s_For(self, s, fast):
+        early = _has_break(s.body) or _has_return(s.body)
+        orelse = self.block(s.orelse, fast) if s.orelse else []
+        if early or not fast:
+            pre, it = self._expr_hoisted(s.iter, s, "i")
+            loop = _loc(ast.For(target=s.target, iter=it, body=[*_tick(s), *self.block(s.body, fast)],
+                                orelse=orelse), s)
+            return [*pre, loop]
+
+        scope = self.scope
+        it0 = s.iter
+        special = (isinstance(it0, ast.Call) and isinstance(it0.func, ast.Name)
+                   and it0.func.id in ("enumerate", "zip", "reversed")
+                   and it0.func.id not in scope.locals
+                   and not any(isinstance(a, ast.Starred) for a in it0.args)
+                   and (it0.func.id == "enumerate" and 1 <= len(it0.args) + len(it0.keywords) <= 2
+                        and all(k.arg == "start" for k in it0.keywords)
+                        or it0.func.id == "zip" and not it0.keywords
+                        or it0.func.id == "reversed" and len(it0.args) == 1 and not it0.keywords))
+        pre: list[ast.stmt] = []
+        n = self.tmp("n")
+        body_fast = self.block(copy.deepcopy(s.body), True)
+        body_slow = [*_tick(s), *self.block(copy.deepcopy(s.body), False)]
+        if special:
+            kind = it0.func.id
+            sources = it0.args if kind != "enumerate" else it0.args[:1]
+            oks = [scope.list_ok(a, s.body, scope.locals) for a in sources]
+            names = []
+            for a in it0.args:
+                stmts, v = self._expr_hoisted(a, s, "a")
+                tmp = self.tmp("a")
+                pre += [*stmts, _assign(tmp, v, s)]
+                names.append(_name(tmp))
+            kws = []
+            for k in it0.keywords:
+                stmts, v = self._expr_hoisted(k.value, s, "a")
+                tmp = self.tmp("a")
+                pre += [*stmts, _assign(tmp, v, s)]
+                kws.append(ast.keyword(arg=k.arg, value=_name(tmp)))
+            if kind == "zip":
+                size = _call("_races_zip_len", [_const(all(oks)), *names])
+            else:
+                size = _call("_races_loop_len" if oks[0] else "_races_loop_len_nl", [names[0]])
+            pre.append(_assign(n, size, s))
+            cost = ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(2))  # builtin + iterations
+            cond = ast.BoolOp(op=ast.And(), values=[
+                ast.Compare(left=cost, ops=[ast.LtE()], comparators=[_name(LOC)]),
+                ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_const(MAX_LEN)])])
+            fast_iter = _call("_races_" + kind, names, kws)
+            it_slow = self.tmp("i")
+            slow_pre = [_write(s), _assign(it_slow, _call("_races_bi_" + kind, [_name(BOX), *names], kws), s),
+                        _reload(s)]
+            charge = ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(2))
+        else:
+            ok = scope.list_ok(it0, s.body, scope.locals)
+            stmts, v = self._expr_hoisted(it0, s, "i")
+            it_tmp = self.tmp("i")
+            pre += [*stmts, _assign(it_tmp, v, s),
+                    _assign(n, _call("_races_loop_len" if ok else "_races_loop_len_nl", [_name(it_tmp)]), s)]
+            cond = ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_name(LOC)])
+            fast_iter = _name(it_tmp)
+            slow_pre, it_slow = [], it_tmp
+            charge = _name(n)
+        fast_branch = [
+            _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=charge), s),
+            _loc(ast.For(target=copy.deepcopy(s.target), iter=fast_iter, body=body_fast, orelse=[]), s),
+        ]
+        slow_branch = [*slow_pre,
+                       _loc(ast.For(target=copy.deepcopy(s.target), iter=_name(it_slow), body=body_slow,
+                                    orelse=[]), s)]
+        return [*pre, _loc(ast.If(test=cond, body=fast_branch, orelse=slow_branch), s), *orelse]
+
+
+# ----------------------------------------------------------------- entry points
+
+
+def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] = {}) -> ast.Module:
+    """A new module implementing fuel, size guards and the recursion bound (see the module
+    docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters."""
+    mod = copy.deepcopy(module)
+    counter = count(1)
+    body = []
+    for fn in mod.body:
+        if not isinstance(fn, ast.FunctionDef):
+            raise ValueError(f"line {getattr(fn, 'lineno', '?')}: only function definitions "
+                             "can be instrumented")
+        body.append(_Fx(fn, frozenset(int_params.get(fn.name, ())), counter).run())
+    mod.body = body
+    return ast.fix_missing_locations(mod)
+
+
+def _stmts(tree):
+    return [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+
+
+def line_map(instrumented: ast.Module, source: str) -> dict:
+    """How lines (and, for multi-line statements, positions) of `source` — the unparsed
+    text of `instrumented` — map back to the `.races` lines `instrumented` carries."""
+    gen = ast.parse(source)
+    a, b = list(ast.walk(instrumented)), list(ast.walk(gen))
+    if len(a) != len(b) or any(type(x) is not type(y) for x, y in zip(a, b)):
+        a, b = _stmts(instrumented), _stmts(gen)
+        if len(a) != len(b):
+            return {"lines": [], "cols": []}
+    lines: dict[int, int] = {}
+    for x, y in zip(a, b):
+        if isinstance(y, ast.stmt) and hasattr(x, "lineno"):
+            lines.setdefault(y.lineno, x.lineno)
+    cols = set()
+    for x, y in zip(a, b):
+        if isinstance(y, ast.expr) and hasattr(x, "lineno") and hasattr(y, "lineno"):
+            if lines.get(y.lineno) != x.lineno:
+                cols.add((y.lineno, y.col_offset, y.end_lineno, y.end_col_offset, x.lineno))
+    return {"lines": sorted(lines.items()), "cols": sorted(cols)}
+
+
+def lower_to_source(module: ast.Module, **kw) -> str:
+    """The instrumented module as Python text (deterministic), ending in a
+    `# races-linemap: {...}` comment that `Program.from_source` reads to report `.races`
+    line numbers."""
+    inst = instrument(module, **kw)
+    src = ast.unparse(inst)
+    lm = json.dumps(line_map(inst, src), separators=(",", ":"))
+    return f"{src}\n{LINEMAP_TAG}{lm}\n"

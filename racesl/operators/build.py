@@ -1,0 +1,277 @@
+"""Task operators: turn searched chains into tasks with a prompt, an answer and the data
+the reward needs. RACES (paper): sequential, parallel, sort, select. Beyond the paper:
+branch (a Bool environment picks one of two chains) and loop (one environment k times).
+
+Answers are Python literals; sort and select answer letters, and any order or selection
+that reaches the target from x0 scores (the reward re-executes it).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections import Counter
+from typing import Any, Callable
+
+import attrs
+
+from racesl.check.model import EnvSig
+from racesl.operators import templates
+from racesl.runtime.contract import canonical
+from racesl.sample.default import NoSample
+from racesl.search.engine import Chain, Search, Step
+
+LETTERS = string.ascii_uppercase
+
+
+@attrs.frozen
+class Task:
+    operator: str
+    size: int
+    chain: tuple[str, ...]
+    settings: tuple[dict, ...]  # per chain element: {setting: canonical text}
+    input: str
+    trace: tuple[str, ...]
+    prompt: str
+    answer: str
+    steps: int
+    level: int
+    extra: dict = attrs.field(factory=dict)
+
+    def key(self) -> tuple:
+        """What makes two tasks the same task."""
+        return (self.operator, self.chain, tuple(tuple(sorted(s.items())) for s in self.settings), self.input,
+                str(sorted(self.extra.items())) if self.operator in ("parallel", "branch", "loop") else "")
+
+
+def describe(env: EnvSig, settings: tuple) -> str:
+    """The environment's description with its settings written in."""
+    values = {s.name: canonical(v) for s, v in zip(env.settings, settings)}
+    return env.description.format(**values) if values else env.description.replace("{{", "{").replace("}}", "}")
+
+
+def settings_dict(env: EnvSig, settings: tuple) -> dict:
+    return {s.name: canonical(v) for s, v in zip(env.settings, settings)}
+
+
+def _step_line(k: int, env: EnvSig, settings: tuple) -> str:
+    return f"{k}. (its input is called {env.input_name}) {describe(env, settings)}"
+
+
+class Builder:
+    def __init__(self, search: Search, tmpl: dict[str, str] | None = None):
+        self.search = search
+        self.envs = search.envs
+        self.tmpl = dict(templates.DEFAULTS, **(tmpl or {}))
+
+    def _seq_fields(self, chain: Chain):
+        envs = [self.envs[s.env] for s in chain.steps]
+        return (tuple(s.env for s in chain.steps), tuple(settings_dict(e, s.settings) for e, s in zip(envs, chain.steps)),
+                tuple(s.text for s in chain.steps))
+
+    # ------------------------------------------------------------ paper operators
+
+    def sequential(self, rng, size, quota, stats) -> Task | None:
+        chain = self.search.chain(rng, size, quota, stats)
+        if chain is None:
+            return None
+        names, sets, trace = self._seq_fields(chain)
+        steps = "\n".join(_step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(chain.steps, 1))
+        prompt = self.tmpl["sequential"].format(x0=chain.x0_text, steps=steps, count=size)
+        answer = "[" + ", ".join(trace) + "]"
+        extra = {"verify": True} if self.envs[names[-1]].terminal else {}
+        return Task("sequential", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level,
+                    extra)
+
+    def parallel(self, rng, size, quota, stats) -> Task | None:
+        items: list[tuple[EnvSig, Any, Step]] = []
+        seen: set = set()
+        for _ in range(size * 3):
+            if len(items) == size:
+                break
+            q = next(iter(self.search.weighted(rng, self.search.names, quota, 1)), None)
+            if q is None:
+                return None
+            env = self.envs[q]
+            lvl = self.search.level(rng)
+            try:
+                x = self.search.lib.sample_input(env, rng, lvl)
+                st = self.search.settings(env, rng, lvl)
+            except NoSample:
+                stats["error"] += 1
+                continue
+            step = self.search.exec.run(env, x, st, False, stats)
+            if step is None:
+                continue
+            key = (q, canonical(x), step.text)
+            if key in seen:
+                stats["sibling_duplicate"] += 1
+                continue
+            seen.add(key)
+            items.append((env, x, step))
+        if len(items) < size:
+            return None
+        problems = "\n\n".join(
+            f"Problem {k}. {describe(env, step.settings)}\nInput {env.input_name} = {canonical(x)}"
+            for k, (env, x, step) in enumerate(items, 1))
+        trace = tuple(step.text for _, _, step in items)
+        prompt = self.tmpl["parallel"].format(problems=problems, count=size)
+        return Task("parallel", size, tuple(e.qualname for e, _, _ in items),
+                    tuple(settings_dict(e, s.settings) for e, _, s in items),
+                    canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
+                    sum(s.steps for _, _, s in items), 0, {"inputs": [canonical(x) for _, x, _ in items]})
+
+    def _candidates_text(self, cands: list[tuple[EnvSig, tuple]]) -> str:
+        return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {describe(e, st)}"
+                         for k, (e, st) in enumerate(cands))
+
+    def sort(self, rng, size, quota, stats) -> Task | None:
+        if size > len(LETTERS):
+            return None
+        chain = self.search.chain(rng, size, quota, stats)
+        if chain is None:
+            return None
+        names, sets, trace = self._seq_fields(chain)
+        perm = list(range(size))
+        rng.shuffle(perm)
+        if perm == sorted(perm) and size > 1:
+            perm[0], perm[1] = perm[1], perm[0]  # never show the chain in its own order
+        cands = [(self.envs[chain.steps[p].env], chain.steps[p].settings) for p in perm]
+        label_of = {p: LETTERS[k] for k, p in enumerate(perm)}
+        answer = ", ".join(label_of[p] for p in range(size))
+        prompt = self.tmpl["sort"].format(x0=chain.x0_text, target=chain.steps[-1].text,
+                                          candidates=self._candidates_text(cands), count=size,
+                                          example=", ".join(LETTERS[:size][::-1]))
+        extra = {"target": chain.steps[-1].text,
+                 "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st in cands]}
+        return Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
+
+    def select(self, rng, size, quota, stats) -> Task | None:
+        chain = self.search.chain(rng, size, quota, stats)
+        if chain is None:
+            return None
+        names, sets, trace = self._seq_fields(chain)
+        used = set(names)
+        distractors: list[Step] = []
+        for _, alt in chain.alternatives:
+            if alt.env not in used and len(distractors) < self.search.cfg.distractors:
+                distractors.append(alt)
+                used.add(alt.env)
+        if not distractors:
+            stats["no_distractor"] += 1
+            return None
+        pool = [(self.envs[s.env], s.settings, k) for k, s in enumerate(chain.steps)] + \
+               [(self.envs[s.env], s.settings, None) for s in distractors]
+        rng.shuffle(pool)
+        if len(pool) > len(LETTERS):
+            return None
+        label_of = {k: LETTERS[i] for i, (_, _, k) in enumerate(pool) if k is not None}
+        answer = ", ".join(label_of[k] for k in range(size))
+        prompt = self.tmpl["select"].format(x0=chain.x0_text, target=chain.steps[-1].text,
+                                            candidates=self._candidates_text([(e, st) for e, st, _ in pool]),
+                                            count=len(pool), example=", ".join(LETTERS[: min(2, len(pool))]))
+        extra = {"target": chain.steps[-1].text,
+                 "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st, _ in pool]}
+        return Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
+
+    # ------------------------------------------------------------ beyond the paper
+
+    def branch(self, rng, size, quota, stats) -> Task | None:
+        """A Bool environment decides which of two chains (each of `size` steps) runs on x0."""
+        from racesl.types import types as T
+
+        conds = [q for q in self.search.names if isinstance(T.shape(self.envs[q].output), T.BoolT)]
+        if not conds:
+            return None
+        q = self.search.weighted(rng, conds, quota, 1)
+        if not q:
+            return None
+        cond = self.envs[q[0]]
+        starts = [s for s in self.search.starts if T.erase(self.envs[s].input) == T.erase(cond.input)]
+        if len(starts) < 1:
+            return None
+        lvl = self.search.level(rng)
+        try:
+            x0 = self.search.lib.sample_input(cond, rng, lvl)
+            cst = self.search.settings(cond, rng, lvl)
+        except NoSample:
+            stats["error"] += 1
+            return None
+        r = self.search.lib.run(cond, x0, cst)
+        if not r.ok:
+            stats["error"] += 1
+            return None
+        arms = []
+        for _ in range(2):
+            s0 = next(iter(self.search.weighted(rng, starts, quota, 1)), None)
+            if s0 is None:
+                return None
+            if self.search.lib.conforms(x0, self.envs[s0].input) is not None:
+                stats["domain"] += 1
+                return None
+            arm = self.search.chain(rng, size, quota, stats, start=s0, x0=x0, level=lvl, allow_terminal_end=False)
+            if arm is None:
+                return None
+            arms.append(arm)
+        then_arm, else_arm = arms
+        if then_arm.steps[-1].text == else_arm.steps[-1].text:
+            stats["sibling_duplicate"] += 1
+            return None
+        taken = then_arm if r.value else else_arm
+        x_text = canonical(x0)
+        lines = lambda ch: "\n".join(_step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(ch.steps, 1))  # noqa: E731
+        prompt = self.tmpl["branch"].format(x0=x_text, cond_input=cond.input_name, condition=describe(cond, cst),
+                                            then_steps=lines(then_arm), else_steps=lines(else_arm))
+        n1, s1, t1 = self._seq_fields(then_arm)
+        n2, s2, t2 = self._seq_fields(else_arm)
+        extra = {"condition": {"env": cond.qualname, "settings": settings_dict(cond, cst)},
+                 "value": bool(r.value), "then": list(n1), "else": list(n2)}
+        return Task("branch", size, (cond.qualname,) + n1 + n2, (settings_dict(cond, cst),) + s1 + s2, x_text,
+                    (canonical(r.value),) + t1 + t2, prompt, taken.steps[-1].text,
+                    r.steps + then_arm.fuel + else_arm.fuel, lvl, extra)
+
+    def loop(self, rng, size, quota, stats) -> Task | None:
+        """One environment (output type = input type) applied `size` times with fixed settings."""
+        from racesl.types import types as T
+
+        loops = [q for q in self.search.starts if T.erase(self.envs[q].input) == T.erase(self.envs[q].output)
+                 and "idempotent" not in self.envs[q].laws and "involution" not in self.envs[q].laws]
+        for _ in range(self.search.cfg.restarts):
+            q = self.search.weighted(rng, loops, quota, 1)
+            if not q:
+                return None
+            env = self.envs[q[0]]
+            lvl = self.search.level(rng)
+            try:
+                x = self.search.lib.sample_input(env, rng, lvl)
+                st = self.search.settings(env, rng, lvl)
+            except NoSample:
+                stats["error"] += 1
+                continue
+            x_text = canonical(x)
+            states = {x_text}
+            trace: list[Step] = []
+            cur = x
+            for k in range(size):
+                step = self.search.exec.run(env, cur, st, k > 0, stats)
+                if step is None:
+                    break
+                if step.text in states:
+                    stats["repeated_state"] += 1
+                    break
+                states.add(step.text)
+                trace.append(step)
+                cur = step.output
+            if len(trace) == size:
+                prompt = self.tmpl["loop"].format(x0=x_text, times=size, input_name=env.input_name,
+                                                  description=describe(env, st))
+                return Task("loop", size, (env.qualname,), (settings_dict(env, st),), x_text,
+                            tuple(s.text for s in trace), prompt, trace[-1].text, sum(s.steps for s in trace), lvl,
+                            {"times": size})
+            stats["restart"] += 1
+        return None
+
+
+OPERATOR_BUILDERS: dict[str, Callable] = {
+    name: getattr(Builder, name) for name in ("sequential", "parallel", "sort", "select", "branch", "loop")
+}

@@ -1,0 +1,89 @@
+"""Finding the compiled library a record names.
+
+Scoring `sort` and `select` re-executes chains, so the scorer needs the exact library
+that made the record. `racesc compile` writes a sidecar (`OUT.library.json`) holding the
+sources; a scorer registers it, or finds it through `RACESL_LIBRARY_PATH` (files or
+folders, `:`-separated). The bundled stdlib is always findable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+from racesl.records import atomic_write
+
+FORMAT = "racesl-library/1"
+_LIBS: dict = {}
+_LOCK = threading.Lock()
+_SCANNED: set[str] = set()
+
+
+def register(lib) -> None:
+    with _LOCK:
+        _LIBS[lib.hash] = lib
+
+
+def write_sidecar(lib, path: str | Path) -> None:
+    modules = {name: cm.text for name, cm in lib.checked.modules.items()}
+    data = {"format": FORMAT, "library": lib.hash, "modules": modules}
+    atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(data, ensure_ascii=False, indent=1), "utf-8"))
+
+
+def load_sidecar(path: str | Path):
+    """Build (and register) the library stored in a sidecar file."""
+    from racesl.check import check_paths
+    from racesl.library import Library
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a racesl library file")
+    if data["library"] in _LIBS:
+        return _LIBS[data["library"]]
+    root = Path("/__races_library__") / data["library"].split(":")[-1][:16]
+    overlay = {str(root / f"{name}.races"): text for name, text in data["modules"].items()}
+    checked = check_paths(sorted(overlay), overlay=overlay)
+    if not checked.ok:
+        raise ValueError(f"{path}: the stored library does not compile with this racesl")
+    lib = Library(checked)
+    if lib.hash != data["library"]:
+        raise ValueError(f"{path}: library hash mismatch ({lib.hash} != {data['library']}); "
+                         "it was compiled by another racesl version")
+    register(lib)
+    return lib
+
+
+def _scan_path() -> None:
+    for entry in filter(None, os.environ.get("RACESL_LIBRARY_PATH", "").split(":")):
+        p = Path(entry)
+        files = sorted(p.glob("*.library.json")) if p.is_dir() else [p]
+        for f in files:
+            if str(f) in _SCANNED:
+                continue
+            _SCANNED.add(str(f))
+            try:
+                load_sidecar(f)
+            except (OSError, ValueError, KeyError):
+                continue
+
+
+def library_for(hash_: str):
+    """The library with this hash, or None when it cannot be found."""
+    lib = _LIBS.get(hash_)
+    if lib is not None:
+        return lib
+    _scan_path()
+    lib = _LIBS.get(hash_)
+    if lib is not None:
+        return lib
+    if "stdlib" not in _SCANNED:
+        _SCANNED.add("stdlib")
+        from racesl import resources
+        from racesl.library import Library
+
+        std, _ = Library.from_paths([resources.stdlib_dir()])
+        if std is not None:
+            register(std)
+    return _LIBS.get(hash_)

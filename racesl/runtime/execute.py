@@ -1,0 +1,224 @@
+"""Running instrumented programs: `Program`, `Outcome`.
+
+    prog = Program.from_module(module, "strings.races", int_params=lowered.int_params)
+    out = prog.call("strings__caesar", ("abc", 3))          # Outcome(value='def', ...)
+
+    run = prog.function("strings__caesar")                    # the hot-loop form
+    with WATCHDOG.session():                                  # one timer for the whole loop
+        for args in inputs:
+            try:
+                value, steps = run(400, *args)
+            except Cutoff as e: ...                           # e.status
+            except Exception as e: ...                        # classify(e)
+
+A program's namespace holds only its functions, `SAFE_BUILTINS` as `__builtins__` and the
+`_races_*` runtime helpers. Every call gets its own fuel box, so a Program can be used from
+several threads; the wall-clock limit applies on the main thread only (elsewhere fuel is the
+only limit; see racesl.runtime.watchdog).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import threading
+import types
+from _thread import get_ident
+from collections.abc import Mapping
+from itertools import islice
+from typing import Any, Callable
+
+import attrs
+
+from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
+from racesl.runtime.guards import check_result
+from racesl.runtime.limits import DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, Cutoff, FuelOut
+from racesl.runtime.watchdog import WATCHDOG
+
+__all__ = ["Program", "Outcome", "classify"]
+
+# A helper level costs a few Python frames (the function, a comprehension, a lambda, a
+# builtin wrapper): make sure MAX_DEPTH levels fit under CPython's own limit, so that the
+# outcome of deep recursion does not depend on how deep the caller's stack already is.
+_RECURSION_LIMIT = 8 * MAX_DEPTH + 2000
+
+
+@attrs.frozen
+class Outcome:
+    """What one call produced. `value` is None unless status is "ok"; `steps` the fuel used
+    (exact for "ok", the whole budget for "fuel", a lower bound otherwise); `error` the
+    exception's type and message for every status but "ok"; `line` the `.races` line where
+    the failure happened, when known."""
+
+    value: Any = None
+    status: str = "ok"
+    steps: int = 0
+    error: str | None = None
+    line: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def classify(exc: BaseException) -> str:
+    """The Outcome status for an exception a body raised."""
+    if isinstance(exc, Cutoff):
+        return exc.status
+    if isinstance(exc, RecursionError):
+        return "recursion"
+    if isinstance(exc, MemoryError):
+        return "size"
+    if isinstance(exc, AssertionError):
+        return "assert"
+    return "error"
+
+
+def _describe(exc: BaseException) -> str:
+    msg = str(exc)
+    name = type(exc).__name__
+    return f"{name}: {msg[:500]}" if msg else name
+
+
+class Program:
+    """Compiled, instrumented functions. Build with `from_module` or `from_source`."""
+
+    def __init__(self, code: types.CodeType, filename: str, line_map: Mapping | None = None):
+        if sys.getrecursionlimit() < _RECURSION_LIMIT:
+            sys.setrecursionlimit(_RECURSION_LIMIT)
+        ns: dict[str, Any] = {"__builtins__": dict(SAFE_BUILTINS), **RUNTIME}
+        exec(code, ns)
+        self.filename = filename
+        self.namespace = ns
+        self._fns: dict[str, types.FunctionType] = {
+            k: v for k, v in ns.items()
+            if isinstance(v, types.FunctionType) and v.__code__.co_filename == filename}
+        self._lines = dict(line_map.get("lines", ())) if line_map else None
+        self._cols = ({tuple(c[:4]): c[4] for c in line_map.get("cols", ())}
+                      if line_map else None)
+
+    @classmethod
+    def from_module(cls, module: ast.Module, filename: str, *,
+                    int_params: Mapping[str, frozenset[str]] = {}) -> "Program":
+        """Instrument `module` (see racesl.lower.instrument) and compile it."""
+        from racesl.lower.instrument import instrument  # (racesl.lower imports the runtime)
+
+        inst = instrument(module, int_params=int_params)
+        return cls(compile(inst, filename, "exec", dont_inherit=True, optimize=0), filename)
+
+    @classmethod
+    def from_source(cls, source: str, filename: str) -> "Program":
+        """Compile instrumented text from `lower_to_source` (line numbers are mapped back
+        through its trailing line-map comment)."""
+        from racesl.lower.instrument import LINEMAP_TAG
+
+        line_map = None
+        tail = source.rstrip("\n").rsplit("\n", 1)[-1]
+        if tail.startswith(LINEMAP_TAG):
+            line_map = json.loads(tail[len(LINEMAP_TAG):])
+        return cls(compile(source, filename, "exec", dont_inherit=True, optimize=0), filename,
+                   line_map)
+
+    @property
+    def names(self) -> list[str]:
+        """The program's function names, sorted."""
+        return sorted(self._fns)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._fns
+
+    # ------------------------------------------------------------ running
+
+    def function(self, name: str, *, wall: float = DEFAULT_WALL) -> Callable[..., tuple[Any, int]]:
+        """The hot-loop form of `call`: `run(fuel, *args) -> (value, steps_used)`.
+
+        It raises what the body raises: a `Cutoff` (FuelOut, Timeout, SizeExceeded,
+        RecursionCut; `.status` is the Outcome status) or an ordinary exception (use
+        `classify(exc)`). The result is size-checked like `call`'s. The wall limit `wall`
+        applies on the main thread; open `WATCHDOG.session()` around the loop, or each call
+        opens (and closes) one itself, which costs a few µs."""
+        fn = self._fns[name]
+        wd = WATCHDOG
+        main = threading.main_thread()
+
+        def run(fuel: int, *args):
+            box = [fuel + 1]
+            if wd.owner == get_ident():
+                wd.begin(wall)
+                try:
+                    value = fn(box, 0, *args)
+                finally:
+                    wd.deadline = 0.0
+            elif threading.current_thread() is main:
+                with wd.session():
+                    wd.begin(wall)
+                    try:
+                        value = fn(box, 0, *args)
+                    finally:
+                        wd.deadline = 0.0
+            else:
+                value = fn(box, 0, *args)
+            check_result(value)
+            return value, fuel - box[0]
+
+        run.__name__ = name
+        return run
+
+    def call(self, name: str, args: tuple = (), *, fuel: int = DEFAULT_FUEL,
+             wall: float = DEFAULT_WALL, rng=None) -> Outcome:
+        """Run one function; never raises for anything the body does. `rng`, when given,
+        is passed as the first argument (samplers: a `SafeRng`)."""
+        fn = self._fns.get(name)
+        if fn is None:
+            return Outcome(None, "error", 0, f"NameError: no function {name!r} in {self.filename}")
+        if rng is not None:
+            args = (rng, *args)
+        box = [fuel + 1]
+        wd = WATCHDOG
+        session = None
+        try:
+            try:
+                if wd.owner != get_ident() and threading.current_thread() is threading.main_thread():
+                    session = wd.session()
+                    session.__enter__()
+                timed = wd.owner == get_ident()
+                if timed:
+                    wd.begin(wall)
+                try:
+                    value = fn(box, 0, *args)
+                finally:
+                    if timed:
+                        wd.deadline = 0.0
+                check_result(value)
+            finally:
+                if session is not None:
+                    session.__exit__(None, None, None)
+        except (Exception, Cutoff) as exc:
+            status = classify(exc)
+            steps = fuel if isinstance(exc, FuelOut) else min(fuel, max(0, fuel - box[0]))
+            return Outcome(None, status, steps, _describe(exc), self._failure_line(exc))
+        return Outcome(value, "ok", fuel - box[0])
+
+    # ------------------------------------------------------------ lines
+
+    def _failure_line(self, exc: BaseException) -> int | None:
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename == self.filename:
+                line = self._map(code, tb.tb_lasti, tb.tb_lineno)
+            tb = tb.tb_next
+        return line
+
+    def _map(self, code, lasti: int, lineno: int | None) -> int | None:
+        if self._lines is None or lineno is None:
+            return lineno
+        if self._cols and lasti >= 0:
+            pos = next(islice(code.co_positions(), lasti // 2, None), None)
+            if pos is not None:
+                hit = self._cols.get((pos[0], pos[2], pos[1], pos[3]))
+                if hit is not None:
+                    return hit
+        return self._lines.get(lineno, lineno)

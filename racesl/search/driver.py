@@ -1,0 +1,142 @@
+"""Compile a library into tasks: deterministic batches, optional worker processes.
+
+Determinism: task index i is built from (seed, i) and the quota snapshot of its batch.
+Batches have a fixed size, workers split a batch by index, and results merge in index
+order — so `--workers 1` and `--workers 8` give byte-identical output.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections import Counter
+from typing import Callable
+
+import attrs
+
+from racesl.graph.signature import SignatureGraph
+from racesl.operators.build import Builder, Task
+from racesl.sample.seeding import item_rng
+from racesl.search.config import CompileConfig
+from racesl.search.engine import Search
+
+
+@attrs.define
+class Summary:
+    tasks: int = 0
+    attempts: int = 0
+    failed: int = 0
+    duplicates: int = 0
+    by_operator: Counter = attrs.Factory(Counter)
+    by_size: Counter = attrs.Factory(Counter)  # (operator, size) → count
+    rejections: Counter = attrs.Factory(Counter)
+    usage: Counter = attrs.Factory(Counter)
+    edges: dict = attrs.Factory(dict)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    workers: int = 1
+
+
+class Generator:
+    """Builds task i. Lives in the parent and, after fork, in each worker."""
+
+    def __init__(self, lib, cfg: CompileConfig, graph: SignatureGraph | None = None):
+        self.lib = lib
+        self.cfg = cfg
+        self.graph = graph or SignatureGraph(lib.envs.values())
+        self.search = Search(lib, self.graph, cfg)
+        self.builder = Builder(self.search, cfg.templates)
+        self.ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
+
+    def build(self, i: int, quota: dict[str, float]) -> tuple[int, Task | None, Counter]:
+        rng = item_rng(self.cfg.seed, "task", i)
+        name, lo, hi = self.ops[rng.randrange(len(self.ops))]
+        size = rng.randint(lo, hi)
+        stats: Counter = Counter()
+        task = getattr(self.builder, name)(rng, size, quota, stats)
+        return i, task, stats
+
+    def build_many(self, indices: list[int], quota: dict[str, float]):
+        from racesl.runtime.watchdog import WATCHDOG
+
+        with WATCHDOG.session():
+            return [self.build(i, quota) for i in indices]
+
+
+_WORKER: Generator | None = None
+
+
+def _worker_build(args):
+    indices, quota = args
+    return _WORKER.build_many(indices, quota)
+
+
+def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
+                  progress: Callable[[int, int], None] | None = None) -> tuple[list[Task], Summary]:
+    global _WORKER
+    t0, c0 = time.perf_counter(), time.process_time()
+    gen = Generator(lib, cfg)
+    summary = Summary(workers=workers, edges=gen.graph.counts())
+    mean = sum((lo + hi) / 2 for _, lo, hi in gen.ops) / len(gen.ops)
+    quota = gen.search.initial_quota(mean)
+    tasks: list[Task] = []
+    seen: set = set()
+    pool = None
+    if workers > 1:
+        _WORKER = gen
+        pool = mp.get_context("fork").Pool(workers)
+    child_cpu = 0.0
+    try:
+        i = 0
+        stall = 0
+        while len(tasks) < cfg.n:
+            batch = list(range(i, i + cfg.batch))
+            i += cfg.batch
+            snapshot = dict(quota)
+            if pool is None:
+                results = gen.build_many(batch, snapshot)
+            else:
+                parts = [batch[k::workers] for k in range(workers)]
+                results = [r for chunk in pool.map(_worker_build, [(p, snapshot) for p in parts]) for r in chunk]
+                results.sort(key=lambda r: r[0])
+            before = len(tasks)
+            for _, task, stats in results:
+                summary.attempts += 1
+                summary.rejections.update(stats)
+                if task is None:
+                    summary.failed += 1
+                    continue
+                key = task.key()
+                if key in seen:
+                    summary.duplicates += 1
+                    continue
+                seen.add(key)
+                tasks.append(task)
+                summary.by_operator[task.operator] += 1
+                summary.by_size[(task.operator, task.size)] += 1
+                for q in task.chain:
+                    summary.usage[q] += 1
+                    quota[q] = quota.get(q, 0) - 1
+                if len(tasks) == cfg.n:
+                    break
+            if progress:
+                progress(len(tasks), cfg.n)
+            stall = stall + 1 if len(tasks) == before else 0
+            if stall >= 8:
+                break  # eight batches without a new task: the library cannot make more
+            if all(v <= 0 for v in quota.values()):
+                quota = gen.search.initial_quota(mean)  # every quota spent: start a new round
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+            _WORKER = None
+            try:
+                child_cpu = sum(os.times()[2:4])
+            except OSError:
+                child_cpu = 0.0
+    summary.tasks = len(tasks)
+    summary.seconds = time.perf_counter() - t0
+    summary.cpu_seconds = time.process_time() - c0 + child_cpu
+    return tasks, summary

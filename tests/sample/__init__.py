@@ -1,0 +1,1 @@
+"""Tests of input samplers (racesl.sample)."""
