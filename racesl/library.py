@@ -21,7 +21,8 @@ from racesl.check.model import EnvSig
 from racesl.lower.module import Lowered
 from racesl.runtime.contract import check_value
 from racesl.runtime.builtins import SafeRng
-from racesl.runtime.execute import Outcome, Program
+from racesl.runtime.execute import Program, classify
+from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
 
@@ -63,6 +64,9 @@ class Library:
         for name in sorted(checked.modules):
             h.update(f"{name}\n{len(checked.modules[name].text)}\n{checked.modules[name].text}".encode())
         self.hash = "sha256:" + h.hexdigest()
+        self._pred_cache: dict = {}
+        self._pred_fns: dict = {}
+        self._fns: dict = {}
 
     @classmethod
     def from_paths(cls, paths, include=()) -> tuple["Library | None", Checked]:
@@ -72,11 +76,34 @@ class Library:
     # ------------------------------------------------------------ values and types
 
     def check_pred(self, pred: T.Pred, value: Any) -> bool:
-        name = self.preds.get((pred.module, pred.text))
-        if name is None:  # a predicate no module declared: impossible for checked input
-            raise KeyError(pred.text)
-        out = self.program.call(name, (value,), fuel=PRED_FUEL)
-        return out.status == "ok" and out.value is True
+        """Evaluate one refinement predicate on a value (its own fuel budget).
+
+        Results for scalar values are cached: the search checks the same small ints and
+        words again and again, and a predicate is a pure function of its value."""
+        key = (pred.module, pred.text)
+        tv = type(value)
+        if tv is int or tv is str or tv is bool:
+            ck = (key, tv, value)
+            hit = self._pred_cache.get(ck)
+            if hit is not None:
+                return hit
+        else:
+            ck = None
+        fn = self._pred_fns.get(key)
+        if fn is None:
+            name = self.preds.get(key)
+            if name is None:  # a predicate no module declared: impossible for checked input
+                raise KeyError(pred.text)
+            fn = self._pred_fns[key] = self.program.function(name)
+        try:
+            ok = fn(PRED_FUEL, value)[0] is True
+        except (Exception, Cutoff):
+            ok = False
+        if ck is not None:
+            if len(self._pred_cache) > 1_000_000:
+                self._pred_cache.clear()
+            self._pred_cache[ck] = ok
+        return ok
 
     def conforms(self, value: Any, t: T.Type) -> str | None:
         """None when value belongs to t; else why not."""
@@ -106,14 +133,22 @@ class Library:
 
     # ------------------------------------------------------------ running
 
-    def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0) -> Run:
-        out: Outcome = self.program.call(env.pyname, (x,) + tuple(settings), fuel=fuel, wall=wall)
-        if out.status != "ok":
-            return Run(None, out.status, out.steps, out.error)
-        why = self.conforms(out.value, env.output)
-        if why is not None:
-            return Run(out.value, "contract", out.steps, why)
-        return Run(out.value, "ok", out.steps)
+    def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0,
+            check_output: bool = True) -> Run:
+        """Run an environment on an input; never raises for anything the body does."""
+        fn = self._fns.get((env.pyname, wall))
+        if fn is None:
+            fn = self._fns[env.pyname, wall] = self.program.function(env.pyname, wall=wall)
+        try:
+            value, steps = fn(fuel, x, *settings)
+        except (Exception, Cutoff) as exc:
+            status = classify(exc)
+            return Run(None, status, fuel if status == "fuel" else 0, f"{type(exc).__name__}: {exc}"[:300])
+        if check_output:
+            why = self.conforms(value, env.output)
+            if why is not None:
+                return Run(value, "contract", steps, why)
+        return Run(value, "ok", steps)
 
 
 def load(paths: list[str | Path], include=()) -> Library:

@@ -89,6 +89,8 @@ _NUM_METHODS = frozenset({"count", "find", "index", "rfind", "rindex", "isalpha"
 _FRESH_CALLS = frozenset({"list", "sorted", "dict", "set", "tuple"})
 _FRESH_METHODS = frozenset({"split", "copy"})
 _GUARDED_METHODS = frozenset({"replace", "zfill", "extend", "insert"})
+_ONE_ARG = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "dict",
+                      "enumerate", "reversed"})
 _SMALL = 1 << 64
 _LIT_MAX = 256
 
@@ -233,6 +235,8 @@ def _is_num(e, num) -> bool:
         if isinstance(f, ast.Name):
             if f.id in _NUM_CALLS:
                 return True
+            if f.id in ("max", "min") and len(e.args) >= 2:
+                return all(_is_num(a, num) for a in e.args)
             return f.id == "sum" and len(e.args) == 1 and not e.keywords
         if isinstance(f, ast.Attribute):
             return f.attr in _NUM_METHODS
@@ -503,11 +507,52 @@ class _Ex:
 
     def v_BinOp(self, e):
         guard = self._guard_for(e.op, e.left, e.right)
+        left0, right0 = e.left, e.right
         e.left = self.visit(e.left)
         e.right = self.visit(e.right)
         if guard is None:
             return e
-        return _loc(_call(guard, [e.left, e.right]), e)
+        return self._guarded(guard, e.op, left0, right0, e.left, e.right, e)
+
+    def _guarded(self, guard, op, left0, right0, left, right, ref):
+        """`guard(left, right)`, with an inline fast path when an operand is a local name:
+        `(a + b) if _races_type(a) is _races_int else _races_g_add(a, b)` (an int on the
+        left of `+`, `%` cannot build anything big; `*` also needs both ints small)."""
+        call = _loc(_call(guard, [left, right]), ref)
+        simple = (ast.Name, ast.Constant)
+        if not (isinstance(left0, simple) and isinstance(right0, simple)
+                and isinstance(left, simple) and isinstance(right, simple)):
+            return call
+        names = [x for x in (left, right) if isinstance(x, ast.Name)]
+        if not names:
+            return call
+
+        def is_int(x):
+            return ast.Compare(left=_call("_races_type", [copy.deepcopy(x)]), ops=[ast.Is()],
+                               comparators=[_name("_races_int")])
+
+        def small(x):
+            return ast.Compare(left=ast.UnaryOp(op=ast.USub(), operand=_name("_races_B")),
+                               ops=[ast.Lt(), ast.Lt()],
+                               comparators=[copy.deepcopy(x), _name("_races_B")])
+
+        if isinstance(op, ast.Mult):
+            tests = []
+            for x in (left, right):
+                if isinstance(x, ast.Name):
+                    tests += [is_int(x), small(x)]
+                elif not _small_int_lit(x):
+                    return call
+            test = ast.BoolOp(op=ast.And(), values=tests)
+        elif isinstance(op, (ast.Add, ast.Mod)):
+            probe = left if isinstance(left, ast.Name) else (right if isinstance(op, ast.Add) else None)
+            if probe is None:
+                return call
+            test = is_int(probe)
+        else:
+            return call
+        fast = ast.BinOp(left=copy.deepcopy(left), op=type(op)(), right=copy.deepcopy(right))
+        return _loc(ast.IfExp(test=test, body=fast, orelse=call), ref)
 
     # -- membership
 
@@ -564,10 +609,17 @@ class _Ex:
             if name in self.shadow:  # a local holding a lambda
                 self.box = True
                 return self.generic(e)
+            plain = not any(isinstance(a, ast.Starred) for a in e.args)
+            if name in ("max", "min") and plain and len(e.args) >= 2:  # not over a sequence
+                return _loc(_call("_races_" + name, self._args(e.args), self._kws(e.keywords)), e)
             if name in CHARGING_BUILTINS:
                 self.box = True
                 args = self._args(e.args, full_first=name in _FULL)
+                if name in _ONE_ARG and plain and len(args) == 1 and not e.keywords:
+                    return _loc(_call("_races_bi1_" + name, [_name(BOX), *args]), e)
                 return _loc(_call("_races_bi_" + name, [_name(BOX), *args], self._kws(e.keywords)), e)
+            if name == "str" and len(e.args) == 1 and not e.keywords and _is_num(e.args[0], self.num):
+                return _loc(_call("_races_str", self._args(e.args)), e)
             if name in _BUILTINS or name in _CONSTS:
                 return self.generic(e)
             self.box = True  # a program function
@@ -813,8 +865,19 @@ class _Fx:
                 s.value = ex.visit(s.value)
                 return [s]
             if isinstance(t, ast.Name):
-                return [_loc(ast.Assign(targets=[_name(t.id, True)],
-                                        value=_call(guard, [_name(t.id), ex.visit(s.value)])), s)]
+                value0 = s.value
+                value = ex.visit(s.value)
+                if guard == "_races_g_iadd":  # an int target cannot grow into anything big
+                    new = _loc(ast.IfExp(
+                        test=ast.Compare(left=_call("_races_type", [_name(t.id)]), ops=[ast.Is()],
+                                         comparators=[_name("_races_int")]),
+                        body=ast.BinOp(left=_name(t.id), op=ast.Add(), right=copy.deepcopy(value)),
+                        orelse=_call(guard, [_name(t.id), value])), s)
+                elif guard in ("_races_g_imul", "_races_g_mod"):
+                    new = ex._guarded(guard, s.op, load, value0, _name(t.id), value, s)
+                else:
+                    new = _call(guard, [_name(t.id), value])
+                return [_loc(ast.Assign(targets=[_name(t.id, True)], value=new), s)]
             if isinstance(t, ast.Subscript):
                 pre = []
                 base = self.tmp("t")

@@ -89,7 +89,8 @@ class Builder:
         for _ in range(size * 3):
             if len(items) == size:
                 break
-            q = next(iter(self.search.weighted(rng, self.search.names, quota, 1)), None)
+            self.search.set_quota(quota)
+            q = next(iter(self.search.draw(rng, "all", self.search.names, 1)), None)
             if q is None:
                 return None
             env = self.envs[q]
@@ -147,7 +148,7 @@ class Builder:
         return Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
 
     def select(self, rng, size, quota, stats) -> Task | None:
-        chain = self.search.chain(rng, size, quota, stats)
+        chain = self.search.chain(rng, size, quota, stats, want_alternatives=1)
         if chain is None:
             return None
         names, sets, trace = self._seq_fields(chain)
@@ -183,7 +184,8 @@ class Builder:
         conds = [q for q in self.search.names if isinstance(T.shape(self.envs[q].output), T.BoolT)]
         if not conds:
             return None
-        q = self.search.weighted(rng, conds, quota, 1)
+        self.search.set_quota(quota)
+        q = self.search.draw(rng, "conds", conds, 1)
         if not q:
             return None
         cond = self.envs[q[0]]
@@ -203,7 +205,7 @@ class Builder:
             return None
         arms = []
         for _ in range(2):
-            s0 = next(iter(self.search.weighted(rng, starts, quota, 1)), None)
+            s0 = next(iter(self.search.draw(rng, ("branch", cond.qualname), starts, 1)), None)
             if s0 is None:
                 return None
             if self.search.lib.conforms(x0, self.envs[s0].input) is not None:
@@ -237,7 +239,8 @@ class Builder:
         loops = [q for q in self.search.starts if T.erase(self.envs[q].input) == T.erase(self.envs[q].output)
                  and "idempotent" not in self.envs[q].laws and "involution" not in self.envs[q].laws]
         for _ in range(self.search.cfg.restarts):
-            q = self.search.weighted(rng, loops, quota, 1)
+            self.search.set_quota(quota)
+            q = self.search.draw(rng, "loops", loops, 1)
             if not q:
                 return None
             env = self.envs[q[0]]

@@ -28,7 +28,9 @@ import random as _random
 from functools import partial
 
 from racesl.runtime import guards as G
-from racesl.runtime.limits import MAX_DEPTH, MAX_LEN, FuelOut, RecursionCut, SizeExceeded
+from racesl.runtime.limits import (
+    MAX_DEPTH, MAX_INT_BITS, MAX_LEN, FuelOut, RecursionCut, SizeExceeded,
+)
 
 __all__ = ["SAFE_BUILTINS", "RUNTIME", "SafeRng", "BUILTIN_NAMES", "CHARGING_BUILTINS"]
 
@@ -61,6 +63,39 @@ def _post(n: int, r):
     if n < 0 and len(r) > MAX_LEN:
         raise SizeExceeded(f"{type(r).__name__} of {len(r)} elements")
     return r
+
+
+def _charged1(native, name: str, materializes: bool):
+    """`native(xs)` for one positional argument: the common call, specialised (no *args)."""
+    sized = G.SIZED_TYPES
+
+    def charged(box, xs):
+        if type(xs) in sized:
+            try:
+                n = len(xs)
+            except OverflowError:
+                n = MAX_LEN + 1
+            if n > MAX_LEN:
+                raise SizeExceeded(f"{type(xs).__name__} of {n} elements passed to {name}()")
+            f = box[0] - n
+            if f < 0:
+                raise FuelOut
+            box[0] = f
+            return native(xs)
+        r = native(xs)
+        if materializes and len(r) > MAX_LEN:
+            raise SizeExceeded(f"{name}() of {len(r)} elements")
+        return r
+
+    charged.__name__ = f"bi1_{name}"
+    return charged
+
+
+_ONE_ARG = {
+    name: _charged1(getattr(_b, name), name, name in ("sorted", "list", "tuple", "set", "dict"))
+    for name in ("sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "dict",
+                 "enumerate", "reversed")
+}
 
 
 def bi_sum(box, xs, start=0):
@@ -345,6 +380,14 @@ RUNTIME: dict = {
     "_races_enumerate": enumerate,
     "_races_zip": zip,
     "_races_reversed": reversed,
+    # plain builtins for calls that need neither charge nor guard (max(a, b), str(number))
+    "_races_max": max,
+    "_races_min": min,
+    "_races_str": str,
+    # inline guard fast paths: `(a + b) if _races_type(a) is _races_int else ...`
+    "_races_type": type,
+    "_races_int": int,
+    "_races_B": 1 << (MAX_INT_BITS // 2),
     # guards
     "_races_g_add": G.g_add,
     "_races_g_iadd": G.g_iadd,
@@ -365,4 +408,5 @@ RUNTIME: dict = {
     "_races_meth_extend": G.m_extend,
     "_races_meth_insert": G.m_insert,
     **{"_races_bi_" + name: fn for name, fn in _CHARGED.items()},
+    **{"_races_bi1_" + name: fn for name, fn in _ONE_ARG.items()},
 }

@@ -24,7 +24,6 @@ import json
 import sys
 import threading
 import types
-from _thread import get_ident
 from collections.abc import Mapping
 from itertools import islice
 from typing import Any, Callable
@@ -33,7 +32,9 @@ import attrs
 
 from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
 from racesl.runtime.guards import check_result
-from racesl.runtime.limits import DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, Cutoff, FuelOut
+from racesl.runtime.limits import (
+    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_INT_BITS, Cutoff, FuelOut,
+)
 from racesl.runtime.watchdog import WATCHDOG
 
 __all__ = ["Program", "Outcome", "classify"]
@@ -130,66 +131,64 @@ class Program:
 
     # ------------------------------------------------------------ running
 
+    def raw(self, name: str):
+        """The instrumented function itself: `fn(box, 0, *args)` with `box = [fuel + 1,
+        wall]`; steps used afterwards: `fuel - box[0]`. The leanest form; see `function`."""
+        return self._fns[name]
+
     def function(self, name: str, *, wall: float = DEFAULT_WALL) -> Callable[..., tuple[Any, int]]:
         """The hot-loop form of `call`: `run(fuel, *args) -> (value, steps_used)`.
 
         It raises what the body raises: a `Cutoff` (FuelOut, Timeout, SizeExceeded,
         RecursionCut; `.status` is the Outcome status) or an ordinary exception (use
-        `classify(exc)`). The result is size-checked like `call`'s. The wall limit `wall`
-        applies on the main thread; open `WATCHDOG.session()` around the loop, or each call
-        opens (and closes) one itself, which costs a few µs."""
+        `classify(exc)`). The wall limit `wall` applies on the main thread inside
+        `WATCHDOG.session()` — open one around the loop; a call made on the main thread
+        outside any session opens one for itself (some µs). Unlike `call`, the result is
+        size-checked only when it is an int (at most MAX_INT_BITS): a container result is not
+        walked (that costs µs a value); call `racesl.runtime.guards.check_result(value)`
+        before rendering a value that untrusted code built, or run such code in a
+        `WorkerPool`, whose workers check every result."""
         fn = self._fns[name]
-        wd = WATCHDOG
-        main = threading.main_thread()
-
-        def run(fuel: int, *args):
-            box = [fuel + 1]
-            if wd.owner == get_ident():
-                wd.begin(wall)
-                try:
-                    value = fn(box, 0, *args)
-                finally:
-                    wd.deadline = 0.0
-            elif threading.current_thread() is main:
-                with wd.session():
-                    wd.begin(wall)
-                    try:
-                        value = fn(box, 0, *args)
-                    finally:
-                        wd.deadline = 0.0
-            else:
-                value = fn(box, 0, *args)
-            check_result(value)
-            return value, fuel - box[0]
-
+        params = ", ".join(f"a{i}" for i in range(fn.__code__.co_argcount - 2))
+        args = params and ", " + params
+        # a wrapper of the function's own arity: no *args packing on the hot path
+        src = f"""def run(fuel{args}):
+    box = [fuel + 1, wall]
+    if wd.depth or threading.current_thread() is not main:
+        value = fn(box, 0{args})
+    else:
+        with wd.session():
+            value = fn(box, 0{args})
+    if type(value) is int and not -big < value < big:
+        check_result(value)
+    return value, fuel - box[0]
+"""
+        env = {"fn": fn, "wall": wall, "wd": WATCHDOG, "threading": threading,
+               "main": threading.main_thread(), "big": 1 << MAX_INT_BITS,
+               "check_result": check_result}
+        exec(compile(src, f"<races wrapper {name}>", "exec"), env)
+        run = env["run"]
         run.__name__ = name
         return run
 
     def call(self, name: str, args: tuple = (), *, fuel: int = DEFAULT_FUEL,
              wall: float = DEFAULT_WALL, rng=None) -> Outcome:
         """Run one function; never raises for anything the body does. `rng`, when given,
-        is passed as the first argument (samplers: a `SafeRng`)."""
+        is passed as the first argument (samplers: a `SafeRng`). The result is checked with
+        `check_result` (status "size" when its text would pass MAX_RENDER characters)."""
         fn = self._fns.get(name)
         if fn is None:
             return Outcome(None, "error", 0, f"NameError: no function {name!r} in {self.filename}")
         if rng is not None:
             args = (rng, *args)
-        box = [fuel + 1]
-        wd = WATCHDOG
+        box = [fuel + 1, wall]
         session = None
         try:
             try:
-                if wd.owner != get_ident() and threading.current_thread() is threading.main_thread():
-                    session = wd.session()
+                if not WATCHDOG.depth and threading.current_thread() is threading.main_thread():
+                    session = WATCHDOG.session()
                     session.__enter__()
-                timed = wd.owner == get_ident()
-                if timed:
-                    wd.begin(wall)
-                try:
-                    value = fn(box, 0, *args)
-                finally:
-                    if timed:
-                        wd.deadline = 0.0
+                value = fn(box, 0, *args)
                 check_result(value)
             finally:
                 if session is not None:

@@ -331,6 +331,10 @@ def g_szl(x):
     return x
 
 
+_BIG = 1 << MAX_INT_BITS
+_MISSING = object()
+
+
 def g_str(*args):
     """The `str` builtin."""
     if len(args) == 1:
@@ -338,14 +342,15 @@ def g_str(*args):
         t = type(v)
         if t is str:
             return v
-        _check_text(v, True)
+        if t is not int or not -_BIG < v < _BIG:
+            _check_text(v, True)
     return str(*args)
 
 
-def g_int(*args, **kw):
+def g_int(x=0, base=_MISSING):
     """The `int` builtin: the result may not pass MAX_INT_BITS."""
-    r = int(*args, **kw)
-    if r.bit_length() > MAX_INT_BITS:
+    r = int(x) if base is _MISSING else int(x, base)
+    if not -_BIG < r < _BIG:
         _refuse(f"int() of {r.bit_length()} bits")
     return r
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 from collections import Counter
 from typing import Any
 
@@ -89,38 +90,78 @@ class Search:
         self.envs = graph.envs
         self.names = sorted(q for q, e in self.envs.items())
         self.starts = [q for q in self.names if not self.envs[q].terminal and graph.successors(q)]
+        # successors of each env, (names, kinds), with and without terminal environments
+        self._next: dict = {}
+        for q in self.names:
+            succ = graph.successors(q)
+            for final in (False, True):
+                keep = [(d, k) for d, k in succ if final or not self.envs[d].terminal]
+                self._next[q, final] = (tuple(d for d, _ in keep), dict(keep))
 
-    # ------------------------------------------------------------ sampling helpers
+    # ------------------------------------------------------------ weighted choice
+
+    def set_quota(self, quota: dict[str, float]) -> None:
+        """Take a batch's quota snapshot: cumulative weights per successor list, built once
+        per batch so that each draw is a bisection instead of a pass over the list."""
+        if getattr(self, "_quota", None) is quota:
+            return
+        self._quota = quota
+        self._cum: dict = {}
+
+    def _cumulative(self, key, names) -> tuple[list[str], list[float]] | None:
+        hit = self._cum.get(key)
+        if hit is None:
+            pop, cum, total = [], [], 0.0
+            for q in names:
+                w = self._quota.get(q, 1.0)
+                if w > 0:
+                    total += w
+                    pop.append(q)
+                    cum.append(total)
+            hit = self._cum[key] = (pop, cum) if pop else None
+        return hit
+
+    def draw(self, rng: random.Random, key, names, k: int) -> list[str]:
+        """Up to k distinct names, drawn by remaining quota."""
+        pc = self._cumulative(key, names)
+        if pc is None:
+            return []
+        pop, cum = pc
+        if len(pop) <= k:
+            order = pop[:]
+            rng.shuffle(order)
+            return order
+        out: list[str] = []
+        total = cum[-1]
+        for _ in range(4 * k):
+            q = pop[bisect_right(cum, rng.random() * total)]
+            if q not in out:
+                out.append(q)
+                if len(out) == k:
+                    break
+        return out
 
     def level(self, rng: random.Random) -> int:
         return rng.randint(0, self.cfg.max_level)
-
-    def weighted(self, rng: random.Random, names, quota: dict[str, float], k: int) -> list[str]:
-        """Up to k distinct names, drawn by remaining quota (Efraimidis–Spirakis keys)."""
-        keyed = []
-        for q in names:
-            w = quota.get(q, 1.0)
-            if w <= 0:
-                continue
-            keyed.append((rng.random() ** (1.0 / w), q))
-        keyed.sort(reverse=True)
-        return [q for _, q in keyed[:k]]
 
     def settings(self, env: EnvSig, rng: random.Random, level: int) -> tuple:
         return self.lib.sample_settings(env, rng, level)
 
     # ------------------------------------------------------------ chains
 
-    def extend(self, chain_steps: list[Step], states: set[str], cur, rng, level, quota, stats,
-               candidates: list[tuple[str, str]], alternatives: list) -> bool:
-        """Try up to `expansions` next environments from `cur`; take the first that passes."""
+    def extend(self, chain_steps: list[Step], states: set[str], cur, rng, level, stats,
+               key, candidates: tuple[str, ...], kinds: dict[str, str], alternatives: list | None,
+               want_alternatives: int = 0) -> bool:
+        """Try next environments from `cur` in weighted order; take the first that passes.
+
+        Candidates are executed lazily: only as many as it takes to find one survivor (plus
+        `want_alternatives` more, which `select` shows as distractors)."""
         f = self.cfg.filters
-        kinds = dict(candidates)
-        picked = self.weighted(rng, [d for d, _ in candidates], quota, self.cfg.expansions)
-        survivors: list[Step] = []
-        outputs: set[str] = set()
         last = chain_steps[-1].env if chain_steps else None
-        for q in picked:
+        chosen: Step | None = None
+        outputs: set[str] = set()
+        extra = 0
+        for q in self.draw(rng, key, candidates, self.cfg.expansions):
             env = self.envs[q]
             if q == last and ("idempotent" in env.laws or "involution" in env.laws):
                 stats["law"] += 1  # e; e changes nothing (or undoes e): never worth running
@@ -130,7 +171,7 @@ class Search:
             except NoSample:
                 stats["error"] += 1
                 continue
-            step = self.exec.run(env, cur, st, kinds[q] == GUARDED, stats)
+            step = self.exec.run(env, cur, st, kinds.get(q) == GUARDED, stats)
             if step is None:
                 continue
             if f.repeated_state and step.text in states:
@@ -140,23 +181,29 @@ class Search:
                 stats["sibling_duplicate"] += 1
                 continue
             outputs.add(step.text)
-            survivors.append(step)
-        if not survivors:
+            if chosen is None:
+                chosen = step
+                if not want_alternatives:
+                    break
+            else:
+                alternatives.append((len(chain_steps), step))
+                extra += 1
+                if extra >= want_alternatives:
+                    break
+        if chosen is None:
             return False
-        chosen = survivors[0]
-        pos = len(chain_steps)
-        alternatives.extend((pos, s) for s in survivors[1:])
         chain_steps.append(chosen)
         states.add(chosen.text)
         return True
 
     def chain(self, rng: random.Random, size: int, quota: dict[str, float], stats: Counter,
               start: str | None = None, x0=None, level: int | None = None,
-              allow_terminal_end: bool = True) -> Chain | None:
+              allow_terminal_end: bool = True, want_alternatives: int = 0) -> Chain | None:
         """A chain of `size` environments, restarting with fresh inputs when stuck."""
+        self.set_quota(quota)
         for _ in range(self.cfg.restarts):
             lvl = self.level(rng) if level is None else level
-            q0 = start or next(iter(self.weighted(rng, self.starts, quota, 1)), None)
+            q0 = start or next(iter(self.draw(rng, "starts", self.starts, 1)), None)
             if q0 is None:
                 return None
             env0 = self.envs[q0]
@@ -172,11 +219,13 @@ class Search:
             steps: list[Step] = []
             states = {x_text}
             alternatives: list = []
-            ok = self.extend(steps, states, x, rng, lvl, quota, stats, [(q0, "proved")], alternatives)
+            ok = self.extend(steps, states, x, rng, lvl, stats, ("start", q0), (q0,), {}, alternatives)
             while ok and len(steps) < size:
-                succ = [(d, k) for d, k in self.graph.successors(steps[-1].env)
-                        if not self.envs[d].terminal or (allow_terminal_end and len(steps) == size - 1)]
-                ok = self.extend(steps, states, steps[-1].output, rng, lvl, quota, stats, succ, alternatives)
+                last = steps[-1].env
+                final = allow_terminal_end and len(steps) == size - 1
+                names, kinds = self._next[last, final]
+                ok = self.extend(steps, states, steps[-1].output, rng, lvl, stats, (last, final), names, kinds,
+                                 alternatives, want_alternatives)
             if ok and len(steps) == size:
                 return Chain(x, x_text, tuple(steps), lvl, tuple(alternatives))
             stats["restart"] += 1
