@@ -26,7 +26,8 @@ from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
 
-PRED_FUEL = 400  # a refinement check gets its own budget, separate from the body's
+PRED_FUEL = 400
+_MISS = object()  # a refinement check gets its own budget, separate from the body's
 
 
 @attrs.frozen
@@ -57,6 +58,7 @@ class Library:
             int_params.update(low.int_params)
             self.preds.update(low.preds)
         module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
+        self.module, self.int_params = module, int_params  # plain Python, before instrumentation
         self.program = Program.from_module(module, "<races>", int_params=int_params)
         self.envs: dict[str, EnvSig] = {e.qualname: e for e in checked.envs()}
         self.root_envs: list[EnvSig] = checked.envs(only_roots=True)
@@ -65,6 +67,8 @@ class Library:
             h.update(f"{name}\n{len(checked.modules[name].text)}\n{checked.modules[name].text}".encode())
         self.hash = "sha256:" + h.hexdigest()
         self._pred_cache: dict = {}
+        self._type_cache: dict = {}
+        self._keep: list = []  # types whose id() keys the cache stay alive
         self._pred_fns: dict = {}
         self._fns: dict = {}
 
@@ -105,9 +109,22 @@ class Library:
             self._pred_cache[ck] = ok
         return ok
 
-    def conforms(self, value: Any, t: T.Type) -> str | None:
-        """None when value belongs to t; else why not."""
-        return check_value(value, t, self.check_pred)
+    def conforms(self, value: Any, t: T.Type, text: str | None = None) -> str | None:
+        """None when value belongs to t; else why not.
+
+        With `text` (the value's canonical text) the verdict is cached: the search meets the
+        same states again and again, and membership is a pure function of the value."""
+        if text is None:
+            return check_value(value, t, self.check_pred)
+        key = (id(t), text)
+        hit = self._type_cache.get(key, _MISS)
+        if hit is _MISS:
+            hit = check_value(value, t, self.check_pred)
+            if len(self._type_cache) > 1_000_000:
+                self._type_cache.clear()
+            self._type_cache[key] = hit
+            self._keep.append(t)
+        return hit
 
     # ------------------------------------------------------------ sampling
 

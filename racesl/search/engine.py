@@ -64,19 +64,23 @@ class Executor:
         self.lib = lib
         self.cfg = cfg
 
-    def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter) -> Step | None:
+    def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter,
+            x_text: str | None = None) -> Step | None:
         lib, f = self.lib, self.cfg.filters
-        if guarded and lib.conforms(x, env.input) is not None:
+        if guarded and lib.conforms(x, env.input, x_text) is not None:
             stats["domain"] += 1
             return None
-        r = lib.run(env, x, settings, fuel=f.max_steps, wall=f.wall)
+        r = lib.run(env, x, settings, fuel=f.max_steps, wall=f.wall, check_output=False)
         if not r.ok:
-            stats["error" if r.status in ("error", "contract", "recursion") else r.status] += 1
+            stats["error" if r.status in ("error", "recursion") else r.status] += 1
             return None
         text = canonical(r.value)
         why = value_filter(f, r.value, text)
         if why:
             stats[why] += 1
+            return None
+        if lib.conforms(r.value, env.output, text) is not None:
+            stats["contract"] += 1
             return None
         return Step(env.qualname, settings, r.value, text, r.steps)
 
@@ -158,6 +162,7 @@ class Search:
         `want_alternatives` more, which `select` shows as distractors)."""
         f = self.cfg.filters
         last = chain_steps[-1].env if chain_steps else None
+        cur_text = chain_steps[-1].text if chain_steps else None
         chosen: Step | None = None
         outputs: set[str] = set()
         extra = 0
@@ -171,7 +176,7 @@ class Search:
             except NoSample:
                 stats["error"] += 1
                 continue
-            step = self.exec.run(env, cur, st, kinds.get(q) == GUARDED, stats)
+            step = self.exec.run(env, cur, st, kinds.get(q) == GUARDED, stats, cur_text)
             if step is None:
                 continue
             if f.repeated_state and step.text in states:

@@ -1,0 +1,51 @@
+"""Running a library's environments in worker processes (`--untrusted`).
+
+Generated environments are checked like any other, but a checker can have bugs and a
+guard can miss a case: untrusted code also runs in workers with an address-space and CPU
+limit, killed — not abandoned — when it passes the wall limit. Contract checks of the
+returned values happen in the parent, on plain data.
+"""
+
+from __future__ import annotations
+
+from racesl.library import Library, Run
+from racesl.lower.instrument import lower_to_source
+from racesl.runtime.sandbox import WorkerPool
+
+
+class SandboxRunner:
+    def __init__(self, lib: Library, workers: int = 1, memory_mb: int = 512, wall: float = 2.0):
+        self.lib = lib
+        source = lower_to_source(lib.module, int_params=lib.int_params)
+        self.pool = WorkerPool(source, "<races>", workers=workers, memory_mb=memory_mb, wall=wall)
+
+    def run(self, env, x, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0) -> Run:
+        [out] = self.pool.run_batch([(env.pyname, (x,) + tuple(settings), fuel)])
+        if out.status != "ok":
+            return Run(None, out.status, out.steps, out.error)
+        why = self.lib.conforms(out.value, env.output)
+        if why is not None:
+            return Run(out.value, "contract", out.steps, why)
+        return Run(out.value, "ok", out.steps)
+
+    def run_many(self, calls) -> list[Run]:
+        """calls: (env, x, settings, fuel) tuples; one round trip per chunk of calls."""
+        outs = self.pool.run_batch([(env.pyname, (x,) + tuple(st), fuel) for env, x, st, fuel in calls])
+        runs = []
+        for (env, _, _, _), out in zip(calls, outs):
+            if out.status != "ok":
+                runs.append(Run(None, out.status, out.steps, out.error))
+                continue
+            why = self.lib.conforms(out.value, env.output)
+            runs.append(Run(out.value, "contract", out.steps, why) if why else Run(out.value, "ok", out.steps))
+        return runs
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
