@@ -13,6 +13,9 @@ COMMANDS = {
     "compile": ("racesl.cli.compile", "compose environments into task records"),
     "score": ("racesl.cli.score", "score completions against task records"),
     "graph": ("racesl.cli.graph", "draw the signature graph"),
+    "lsp": ("racesl.cli.lsp", "serve the language server over stdio"),
+    "train": ("racesl.cli.train", "GRPO training on compiled or streamed tasks"),
+    "eval": ("racesl.cli.eval", "evaluate a model on task records"),
 }
 
 
@@ -39,7 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (modname, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
-        __import__(modname, fromlist=["add_arguments"]).add_arguments(p)
+        try:
+            mod = __import__(modname, fromlist=["add_arguments"])
+        except ModuleNotFoundError as e:
+            if e.name != modname:
+                raise
+            continue  # a command still being built
+        mod.add_arguments(p)
     return parser
 
 

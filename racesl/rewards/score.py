@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
-from racesl.rewards.parse import extract_answer, matches, parse_labels, split_items
+from racesl.rewards.libraries import library_for
+from racesl.rewards.parse import expected_value, extract_answer, matches, parse_labels, split_items
+from racesl.runtime.contract import canonical, parse_literal
 
 
 def score(record: dict, completion) -> float:
@@ -55,10 +57,6 @@ def _prefix_or_mean(record: dict, given: str, op: str) -> float:
 
 def _verified(record: dict, got: str) -> bool:
     """The last step ends in a @verify environment: any answer its checker accepts is right."""
-    from racesl.rewards.libraries import library_for
-    from racesl.rewards.parse import expected_value
-    from racesl.runtime.contract import parse_literal
-
     if matches(got, record["trace"][-1]):
         return True
     lib = library_for(record["library"])
@@ -79,10 +77,6 @@ def _verified(record: dict, got: str) -> bool:
 
 
 def _reexecute(record: dict, given: str, op: str) -> float:
-    from racesl.rewards.libraries import library_for
-    from racesl.runtime.contract import canonical
-    from racesl.rewards.parse import expected_value
-
     labels = parse_labels(given)
     if not labels:
         return 0.0

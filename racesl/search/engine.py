@@ -127,23 +127,28 @@ class Search:
 
     def draw(self, rng: random.Random, key, names, k: int) -> list[str]:
         """Up to k distinct names, drawn by remaining quota."""
+        return list(self.iter_draw(rng, key, names, k))
+
+    def iter_draw(self, rng: random.Random, key, names, k: int):
+        """Like `draw`, lazily: the search usually needs only the first one or two."""
         pc = self._cumulative(key, names)
         if pc is None:
-            return []
+            return
         pop, cum = pc
         if len(pop) <= k:
             order = pop[:]
             rng.shuffle(order)
-            return order
-        out: list[str] = []
+            yield from order
+            return
+        seen: set[str] = set()
         total = cum[-1]
         for _ in range(4 * k):
             q = pop[bisect_right(cum, rng.random() * total)]
-            if q not in out:
-                out.append(q)
-                if len(out) == k:
-                    break
-        return out
+            if q not in seen:
+                seen.add(q)
+                yield q
+                if len(seen) == k:
+                    return
 
     def level(self, rng: random.Random) -> int:
         return rng.randint(0, self.cfg.max_level)
@@ -166,7 +171,7 @@ class Search:
         chosen: Step | None = None
         outputs: set[str] = set()
         extra = 0
-        for q in self.draw(rng, key, candidates, self.cfg.expansions):
+        for q in self.iter_draw(rng, key, candidates, self.cfg.expansions):
             env = self.envs[q]
             if q == last and ("idempotent" in env.laws or "involution" in env.laws):
                 stats["law"] += 1  # e; e changes nothing (or undoes e): never worth running
