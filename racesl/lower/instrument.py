@@ -414,23 +414,128 @@ class _Scope:
 
 # ----------------------------------------------------------------- expressions
 
+_PLAIN_CALLS = frozenset({"len", "abs", "ord", "chr", "bool", "int", "str", "divmod", "hex", "bin",
+                          "pow", "range"})
+_SPECIAL_ITERS = ("enumerate", "zip", "reversed")
+
+
+def _special_iter(it, shadow) -> str | None:
+    """'enumerate' / 'zip' / 'reversed' when `it` is a plain call of that builtin (whose
+    length follows from its arguments), else None."""
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)):
+        return None
+    kind = it.func.id
+    if kind not in _SPECIAL_ITERS or kind in shadow or any(isinstance(a, ast.Starred) for a in it.args):
+        return None
+    if kind == "enumerate":
+        ok = (1 <= len(it.args) + len(it.keywords) <= 2 and len(it.args) >= 1
+              and all(k.arg == "start" for k in it.keywords))
+    elif kind == "zip":
+        ok = not it.keywords
+    else:
+        ok = len(it.args) == 1 and not it.keywords
+    return kind if ok else None
+
+
+def _pure(stmts, shadow) -> bool:
+    """Whether running `stmts` can charge no fuel at all (no loops, helper or charging
+    calls, comprehensions, lambdas, charged `in`)."""
+    for n in _walk_many(stmts):
+        if isinstance(n, (ast.For, ast.While, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                          ast.GeneratorExp)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name):
+                if f.id in shadow:
+                    return False
+                if f.id in ("max", "min"):
+                    if len(n.args) < 2 or any(isinstance(a, ast.Starred) for a in n.args):
+                        return False
+                elif f.id not in _PLAIN_CALLS:
+                    return False
+            elif not (isinstance(f, ast.Attribute) and f.attr not in ("join", "sort")):
+                return False
+        elif isinstance(n, ast.Compare):
+            for op, c in zip(n.ops, n.comparators):
+                if isinstance(op, (ast.In, ast.NotIn)) and _static_len(c) != 0:
+                    return False
+    return True
+
+
+def _has_continue(stmts) -> bool:
+    for s in stmts:
+        if isinstance(s, ast.Continue):
+            return True
+        if isinstance(s, ast.If) and (_has_continue(s.body) or _has_continue(s.orelse)):
+            return True
+        if isinstance(s, (ast.For, ast.While)) and _has_continue(s.orelse):
+            return True
+    return False
+
+
+def _fold_in(stmts) -> int:
+    """Mark the literal `x in "..."` tests that every iteration of a loop over `stmts`
+    evaluates exactly once (tests of top-level statements, in unconditionally evaluated
+    positions) as free, and return what they cost together: the loop charges it per
+    iteration up front. Nothing is folded when the body may `continue`."""
+    if _has_continue(stmts):
+        return 0
+    total = 0
+
+    def go(x):
+        nonlocal total
+        if isinstance(x, ast.Compare):
+            go(x.left)
+            go(x.comparators[0])
+            if len(x.ops) == 1 and isinstance(x.ops[0], (ast.In, ast.NotIn)):
+                n = _static_len(x.comparators[0])
+                if n:
+                    x._races_free = True
+                    total += n
+        elif isinstance(x, ast.UnaryOp):
+            go(x.operand)
+        elif isinstance(x, ast.BoolOp):
+            go(x.values[0])
+        elif isinstance(x, ast.BinOp):
+            go(x.left)
+            go(x.right)
+        elif isinstance(x, ast.IfExp):
+            go(x.test)
+
+    for s in stmts:
+        if isinstance(s, (ast.If, ast.While, ast.Assert)):
+            if isinstance(s, ast.While):
+                continue
+            go(s.test)
+        elif isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr)):
+            go(s.value)
+    return total
+
 
 class _Ex:
-    """Rewrites one expression. mode "local": charges may go to the local counter (walrus);
-    mode "box": every charge goes to the box. `box` / `local` record what was emitted."""
+    """Rewrites one expression.
 
-    def __init__(self, fx: "_Fx", mode: str, nested: bool, num, shadow):
+    mode "local": charges may go to the function's local counter (through `:=`); mode
+    "box": every charge goes to the box. `box` / `local` record what was emitted.
+    `nested`: inside a lambda or comprehension (only the box is reachable). `walrus`:
+    function-scope temporaries may be bound with `:=` here."""
+
+    def __init__(self, fx: "_Fx", mode: str, nested: bool, num, shadow, walrus: bool):
         self.fx = fx
         self.mode = mode
         self.nested = nested
         self.num = num
         self.shadow = shadow
+        self.walrus = walrus and not nested
         self.box = False
         self.local = False
 
     def child(self, *, nested=True, num=None, shadow=None) -> "_Ex":
+        """A context charging only the box, without `:=`: lambdas, comprehensions
+        (nested=True), a comprehension's first iterable and f-string parts (nested=False)."""
         return _Ex(self.fx, "box", nested, self.num if num is None else num,
-                   self.shadow if shadow is None else shadow)
+                   self.shadow if shadow is None else shadow, False)
 
     def absorb(self, c: "_Ex") -> None:
         self.box |= c.box
@@ -464,6 +569,7 @@ class _Ex:
         if isinstance(e.ctx, ast.Load) and self.fx.scope.is_function(e.id, self.shadow):
             # a helper used as a value (e.g. key=helper): adapt it to the convention
             self.box = True
+            self.fx.calls = True
             star = "_races_args"
             args = ast.arguments(posonlyargs=[], args=[], vararg=ast.arg(arg=star), kwonlyargs=[],
                                  kw_defaults=[], kwarg=None, defaults=[])
@@ -477,7 +583,8 @@ class _Ex:
 
     # -- arithmetic
 
-    def _guard_for(self, op, left, right, inplace=False) -> str | None:
+    def guard_for(self, op, left, right, inplace=False) -> str | None:
+        """The guard `left op right` needs, judged on the original operands, or None."""
         num = self.num
         if isinstance(op, ast.Add):
             if (_is_num(left, num) or _is_num(right, num) or _bounded_lit(left)
@@ -506,64 +613,87 @@ class _Ex:
         return None
 
     def v_BinOp(self, e):
-        guard = self._guard_for(e.op, e.left, e.right)
-        left0, right0 = e.left, e.right
+        guard = self.guard_for(e.op, e.left, e.right)
         e.left = self.visit(e.left)
         e.right = self.visit(e.right)
         if guard is None:
             return e
-        return self._guarded(guard, e.op, left0, right0, e.left, e.right, e)
+        return self.guarded(guard, e.op, e.left, e.right, e)
 
-    def _guarded(self, guard, op, left0, right0, left, right, ref):
-        """`guard(left, right)`, with an inline fast path when an operand is a local name:
-        `(a + b) if _races_type(a) is _races_int else _races_g_add(a, b)` (an int on the
-        left of `+`, `%` cannot build anything big; `*` also needs both ints small)."""
+    def guarded(self, guard, op, left, right, ref):
+        """`guard(left, right)` (visited operands), with an inline fast path where it pays:
+
+        - `+`, `%` with a local name `a` on the left (or `+` on the right):
+          `(a + b) if _races_type(a) is _races_int else guard(a, b)`;
+        - `+` otherwise, where `:=` is allowed: build, then check —
+          `(t if _races_type(t := l + r) is _races_str and len(t) <= MAX_LEN or
+          _races_type(t) is _races_int else _races_g_post(t))` (both operands are bounded,
+          so the sum is at most twice the bound);
+        - `*` of local names / small int literals: both ints under 2**(MAX_INT_BITS/2)."""
         call = _loc(_call(guard, [left, right]), ref)
         simple = (ast.Name, ast.Constant)
-        if not (isinstance(left0, simple) and isinstance(right0, simple)
-                and isinstance(left, simple) and isinstance(right, simple)):
+        if isinstance(op, ast.Add):
+            probe = left if isinstance(left, ast.Name) else right if isinstance(right, ast.Name) else None
+            if probe is not None and isinstance(left, simple) and isinstance(right, simple):
+                return _loc(ast.IfExp(test=self._is_type(probe, "_races_int"),
+                                      body=ast.BinOp(left=copy.deepcopy(left), op=ast.Add(),
+                                                     right=copy.deepcopy(right)),
+                                      orelse=call), ref)
+            if not self.walrus:
+                return call
+            t = self.fx.tmp("t")
+            built = ast.NamedExpr(target=_name(t, True), value=ast.BinOp(left=left, op=ast.Add(),
+                                                                         right=right))
+            ok = ast.BoolOp(op=ast.Or(), values=[
+                ast.BoolOp(op=ast.And(), values=[
+                    ast.Compare(left=_call("_races_type", [built]), ops=[ast.Is()],
+                                comparators=[_name("_races_str")]),
+                    ast.Compare(left=_call("len", [_name(t)]), ops=[ast.LtE()],
+                                comparators=[_const(MAX_LEN)])]),
+                self._is_type(_name(t), "_races_int")])
+            return _loc(ast.IfExp(test=ok, body=_name(t), orelse=_call("_races_g_post", [_name(t)])), ref)
+        if not (isinstance(left, simple) and isinstance(right, simple)):
             return call
-        names = [x for x in (left, right) if isinstance(x, ast.Name)]
-        if not names:
-            return call
-
-        def is_int(x):
-            return ast.Compare(left=_call("_races_type", [copy.deepcopy(x)]), ops=[ast.Is()],
-                               comparators=[_name("_races_int")])
-
-        def small(x):
-            return ast.Compare(left=ast.UnaryOp(op=ast.USub(), operand=_name("_races_B")),
-                               ops=[ast.Lt(), ast.Lt()],
-                               comparators=[copy.deepcopy(x), _name("_races_B")])
-
-        if isinstance(op, ast.Mult):
-            tests = []
+        if isinstance(op, ast.Mod) and isinstance(left, ast.Name):
+            test = self._is_type(left, "_races_int")
+        elif isinstance(op, ast.Mult):
+            tests, seen = [], set()
             for x in (left, right):
                 if isinstance(x, ast.Name):
-                    tests += [is_int(x), small(x)]
+                    if x.id not in seen:
+                        seen.add(x.id)
+                        tests += [self._is_type(x, "_races_int"), self._small(x)]
                 elif not _small_int_lit(x):
                     return call
-            test = ast.BoolOp(op=ast.And(), values=tests)
-        elif isinstance(op, (ast.Add, ast.Mod)):
-            probe = left if isinstance(left, ast.Name) else (right if isinstance(op, ast.Add) else None)
-            if probe is None:
+            if not tests:
                 return call
-            test = is_int(probe)
+            test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0]
         else:
             return call
         fast = ast.BinOp(left=copy.deepcopy(left), op=type(op)(), right=copy.deepcopy(right))
         return _loc(ast.IfExp(test=test, body=fast, orelse=call), ref)
 
+    @staticmethod
+    def _is_type(x, tname):
+        return ast.Compare(left=_call("_races_type", [copy.deepcopy(x)]), ops=[ast.Is()],
+                           comparators=[_name(tname)])
+
+    @staticmethod
+    def _small(x):
+        return ast.Compare(left=ast.UnaryOp(op=ast.USub(), operand=_name("_races_B")),
+                           ops=[ast.Lt(), ast.Lt()], comparators=[copy.deepcopy(x), _name("_races_B")])
+
     # -- membership
 
     def v_Compare(self, e):
         origs = list(e.comparators)
+        free = getattr(e, "_races_free", False)
         e.left = self.visit(e.left)
         out = []
         for op, c0 in zip(e.ops, origs):
             n = _static_len(c0)
             c = self.visit(c0)
-            if isinstance(op, (ast.In, ast.NotIn)) and n != 0:
+            if isinstance(op, (ast.In, ast.NotIn)) and n != 0 and not free:
                 c = self._charge_in(c, n)
             out.append(c)
         e.comparators = out
@@ -612,6 +742,9 @@ class _Ex:
             plain = not any(isinstance(a, ast.Starred) for a in e.args)
             if name in ("max", "min") and plain and len(e.args) >= 2:  # not over a sequence
                 return _loc(_call("_races_" + name, self._args(e.args), self._kws(e.keywords)), e)
+            if (name in ("any", "all") and len(e.args) == 1 and not e.keywords
+                    and isinstance(e.args[0], ast.GeneratorExp)):
+                return self._any_all(name, e)
             if name in CHARGING_BUILTINS:
                 self.box = True
                 args = self._args(e.args, full_first=name in _FULL)
@@ -623,6 +756,7 @@ class _Ex:
             if name in _BUILTINS or name in _CONSTS:
                 return self.generic(e)
             self.box = True  # a program function
+            self.fx.calls = True
             args = self._args(e.args)
             e.args = [_name(BOX), self._depth1(), *args]
             e.keywords = self._kws(e.keywords)
@@ -648,6 +782,27 @@ class _Ex:
         self.box = True
         return self.generic(e)
 
+    def _any_all(self, name, e):
+        """`any(gen)` / `all(gen)` stop early: each element consumed costs one step. With one
+        `for` clause over a sized source and an element that charges nothing itself, the
+        source is charged up front and what was not consumed is refunded afterwards
+        (`_races_src` / `_races_any_gen`); otherwise the source ticks element by element."""
+        self.box = True
+        g = e.args[0]
+        if len(g.generators) == 1:
+            probe = self.child()
+            bound = set(_target_names(g.generators[0].target))
+            probe.num, probe.shadow = self.num - bound, self.shadow | bound
+            trial = copy.deepcopy(g)
+            for c in trial.generators[0].ifs:
+                probe.visit(c)
+            probe.visit(trial.elt)
+            if not probe.box:
+                gen = self.v_comp(g, full=False, refund=True)
+                return _loc(_call(f"_races_{name}_gen", [_name(BOX), gen]), e)
+        gen = self.v_comp(g, full=False)
+        return _loc(_call("_races_bi_" + name, [_name(BOX), gen]), e)
+
     # -- nested scopes
 
     def v_Lambda(self, e):
@@ -668,7 +823,7 @@ class _Ex:
     def v_GeneratorExp(self, e):
         return self.v_comp(e, full=False)
 
-    def v_comp(self, e, full: bool):
+    def v_comp(self, e, full: bool, refund: bool = False):
         gens = e.generators
         bound, ranged = set(), set()
         for g in gens:
@@ -681,18 +836,27 @@ class _Ex:
         inner_nodes += [c for g in gens for c in g.ifs] + [g.iter for g in gens[1:]]
         oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
         lazy = isinstance(e, ast.GeneratorExp) and not full
+        outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
+        inner = self.child(num=(self.num - bound) | ranged, shadow=shadow)
 
-        def wrap(it, ok):
+        def source(g, ok, ex, first):
+            it = g.iter
+            kind = None if lazy else _special_iter(it, ex.shadow)
+            if kind is not None:  # charge the builtin and the elements together
+                args = [ex.visit(a) for a in it.args]
+                return _loc(_call(f"_races_each_{kind}", [_name(BOX), _const(ok), *args],
+                                  ex._kws(it.keywords)), it)
+            it = ex.visit(it)
+            if refund and first:
+                return _loc(_call("_races_src", [_name(BOX), it, _const(ok)]), it)
             if lazy:
                 return _loc(_call("_races_tick_iter", [_name(BOX), it]), it)
             return _loc(_call("_races_each", [_name(BOX), it, _const(ok)]), it)
 
-        outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box mode
-        gens[0].iter = wrap(outer.visit(gens[0].iter), oks[0])
+        gens[0].iter = source(gens[0], oks[0], outer, True)
         self.absorb(outer)
-        inner = self.child(num=(self.num - bound) | ranged, shadow=shadow)
         for g, ok in zip(gens[1:], oks[1:]):
-            g.iter = wrap(inner.visit(g.iter), ok)
+            g.iter = source(g, ok, inner, False)
         for g in gens:
             g.ifs = [inner.visit(c) for c in g.ifs]
         if isinstance(e, ast.DictComp):
@@ -768,28 +932,30 @@ class _Fx:
         self.fn = fn
         self.scope = _Scope(fn, int_params)
         self.counter = counter
+        self.calls = False  # calls a program function (so its depth must be checked)
+        self.refund = None  # inside a precharged loop that may exit early: the refund stmt
 
     def tmp(self, kind: str) -> str:
         return f"_races_{kind}{next(self.counter)}"
 
     def ex(self, mode: str) -> _Ex:
-        return _Ex(self, mode, False, self.scope.num, self.scope.locals)
+        return _Ex(self, mode, False, self.scope.num, self.scope.locals, True)
 
     def run(self) -> ast.FunctionDef:
         fn = self.fn
         if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.defaults or fn.decorator_list:
             raise ValueError(f"{fn.name}: only plain positional parameters are supported")
         ref = fn
+        body = self.block(fn.body, fast=True)
+        empty = ast.Compare(left=_name(LOC), ops=[ast.Lt()], comparators=[_const(0)])
+        deep = ast.Compare(left=_name(DEPTH), ops=[ast.Gt()], comparators=[_const(MAX_DEPTH)])
         prologue = [
             _assign(LOC, ast.BinOp(left=_box0(), op=ast.Sub(), right=_const(1)), ref),
-            _loc(ast.If(
-                test=ast.BoolOp(op=ast.Or(), values=[
-                    ast.Compare(left=_name(LOC), ops=[ast.Lt()], comparators=[_const(0)]),
-                    ast.Compare(left=_name(DEPTH), ops=[ast.Gt()], comparators=[_const(MAX_DEPTH)])]),
+            _loc(ast.If(  # a function that calls none cannot nest deeper: skip the depth test
+                test=ast.BoolOp(op=ast.Or(), values=[empty, deep]) if self.calls else empty,
                 body=[ast.Expr(value=_call("_races_entry_fail", [_name(LOC), _name(DEPTH)]))],
                 orelse=[]), ref),
         ]
-        body = self.block(fn.body, fast=True)
         end = fn.body[-1] if fn.body else ref
         tail = [] if isinstance(end, ast.Return) else [_write(end)]
         fn.body = prologue + body + tail
@@ -812,7 +978,7 @@ class _Fx:
     # -- simple statements: try local charges, fall back to the box with a sync
 
     def _synced(self, s, build):
-        """`build(copy_of_s, ex) -> stmts`; wraps it in box sync when anything inside
+        """`build(copy_of_s, ex) -> stmts`; wrapped in a box sync when anything inside
         charges the box."""
         ex = self.ex("local")
         out = build(copy.deepcopy(s), ex)
@@ -831,7 +997,13 @@ class _Fx:
     def s_Pass(self, s, fast):
         return [s]
 
-    s_Break = s_Continue = s_Pass
+    s_Continue = s_Pass
+
+    def s_Break(self, s, fast):
+        return [*self._refund(s), s]
+
+    def _refund(self, ref) -> list[ast.stmt]:
+        return [copy.deepcopy(self.refund)] if self.refund is not None else []
 
     def s_Assign(self, s, fast):
         def build(s, ex):
@@ -859,51 +1031,67 @@ class _Fx:
             t = s.target
             load = copy.deepcopy(t)
             load.ctx = ast.Load()
-            guard = ex._guard_for(s.op, load, s.value, inplace=True)
+            guard = ex.guard_for(s.op, load, s.value, inplace=True)
             if guard is None:
                 s.target = ex.target(t)
                 s.value = ex.visit(s.value)
                 return [s]
             if isinstance(t, ast.Name):
-                value0 = s.value
-                value = ex.visit(s.value)
-                if guard == "_races_g_iadd":  # an int target cannot grow into anything big
-                    new = _loc(ast.IfExp(
-                        test=ast.Compare(left=_call("_races_type", [_name(t.id)]), ops=[ast.Is()],
-                                         comparators=[_name("_races_int")]),
-                        body=ast.BinOp(left=_name(t.id), op=ast.Add(), right=copy.deepcopy(value)),
-                        orelse=_call(guard, [_name(t.id), value])), s)
-                elif guard in ("_races_g_imul", "_races_g_mod"):
-                    new = ex._guarded(guard, s.op, load, value0, _name(t.id), value, s)
-                else:
-                    new = _call(guard, [_name(t.id), value])
-                return [_loc(ast.Assign(targets=[_name(t.id, True)], value=new), s)]
+                return self._aug_name(s, t.id, guard, ex)
             if isinstance(t, ast.Subscript):
-                pre = []
-                base = self.tmp("t")
-                pre.append(_assign(base, ex.visit(t.value), s))
-                if isinstance(t.slice, ast.Slice):
-                    parts = {}
-                    for field in ("lower", "upper", "step"):
-                        part = getattr(t.slice, field)
-                        if part is not None:
-                            name = self.tmp("t")
-                            pre.append(_assign(name, ex.visit(part), s))
-                            parts[field] = _name(name)
-                    mk = lambda: ast.Slice(**{f: parts.get(f) for f in ("lower", "upper", "step")})  # noqa: E731
-                else:
-                    idx = self.tmp("t")
-                    pre.append(_assign(idx, ex.visit(t.slice), s))
-                    mk = lambda: _name(idx)  # noqa: E731
-                value = _call(guard, [ast.Subscript(value=_name(base), slice=mk(), ctx=ast.Load()),
-                                      ex.visit(s.value)])
-                store = ast.Subscript(value=_name(base), slice=mk(), ctx=ast.Store())
-                post = []
-                if isinstance(t.slice, ast.Slice):
-                    post.append(_loc(ast.Expr(value=_call("_races_g_szl", [_name(base)])), s))
-                return [*pre, _loc(ast.Assign(targets=[store], value=value), s), *post]
+                return self._aug_subscript(s, t, guard, ex)
             raise ValueError(f"line {s.lineno}: unsupported augmented assignment target")
         return self._synced(s, build)
+
+    def _aug_name(self, s, x, guard, ex):
+        value = ex.visit(s.value)
+        if guard == "_races_g_iadd":
+            # ints and strs are immutable: `x += v` is `x = x + v`, and an int cannot grow
+            # into anything big; a str is checked after (CPython appends in place)
+            def aug():
+                return _loc(ast.AugAssign(target=_name(x, True), op=ast.Add(),
+                                          value=copy.deepcopy(value)), s)
+            big = _loc(ast.If(test=ast.Compare(left=_call("len", [_name(x)]), ops=[ast.Gt()],
+                                               comparators=[_const(MAX_LEN)]),
+                              body=[ast.Expr(value=_call("_races_g_post", [_name(x)]))], orelse=[]), s)
+            other = _loc(ast.Assign(targets=[_name(x, True)], value=_call(guard, [_name(x), value])), s)
+            return [_loc(ast.If(test=ex._is_type(_name(x), "_races_int"), body=[aug()], orelse=[
+                _loc(ast.If(test=ex._is_type(_name(x), "_races_str"), body=[aug(), big],
+                            orelse=[other]), s)]), s)]
+        if guard in ("_races_g_imul", "_races_g_mod"):
+            new = ex.guarded(guard, s.op, _name(x), value, s)
+        else:
+            new = _call(guard, [_name(x), value])
+        return [_loc(ast.Assign(targets=[_name(x, True)], value=new), s)]
+
+    def _aug_subscript(self, s, t, guard, ex):
+        pre = []
+        base = self.tmp("t")
+        pre.append(_assign(base, ex.visit(t.value), s))
+        if isinstance(t.slice, ast.Slice):
+            parts = {}
+            for field in ("lower", "upper", "step"):
+                part = getattr(t.slice, field)
+                if part is not None:
+                    name = self.tmp("t")
+                    pre.append(_assign(name, ex.visit(part), s))
+                    parts[field] = _name(name)
+
+            def index():
+                return ast.Slice(**{f: copy.deepcopy(parts.get(f)) for f in ("lower", "upper", "step")})
+        else:
+            idx = self.tmp("t")
+            pre.append(_assign(idx, ex.visit(t.slice), s))
+
+            def index():
+                return _name(idx)
+        value = _call(guard, [ast.Subscript(value=_name(base), slice=index(), ctx=ast.Load()),
+                              ex.visit(s.value)])
+        store = ast.Subscript(value=_name(base), slice=index(), ctx=ast.Store())
+        post = []
+        if isinstance(t.slice, ast.Slice):
+            post.append(_loc(ast.Expr(value=_call("_races_g_szl", [_name(base)])), s))
+        return [*pre, _loc(ast.Assign(targets=[store], value=value), s), *post]
 
     def s_Assert(self, s, fast):
         def build(s, ex):
@@ -913,8 +1101,9 @@ class _Fx:
         return self._synced(s, build)
 
     def s_Return(self, s, fast):
+        refund = self._refund(s)
         if s.value is None:
-            return [_write(s), s]
+            return [*refund, _write(s), s]
         ex = self.ex("local")
         r = copy.deepcopy(s)
         r.value = ex.visit(r.value)
@@ -922,11 +1111,11 @@ class _Fx:
             ex = self.ex("box")
             r = copy.deepcopy(s)
             r.value = ex.visit(r.value)
-            return [_write(s), r]
+            return [*refund, _write(s), r]
         if ex.local:
             tmp = "_races_r"
-            return [_assign(tmp, r.value, s), _write(s), _loc(ast.Return(value=_name(tmp)), s)]
-        return [_write(s), r]
+            return [_assign(tmp, r.value, s), *refund, _write(s), _loc(ast.Return(value=_name(tmp)), s)]
+        return [*refund, _write(s), r]
 
     def _expr_hoisted(self, e, ref, kind: str):
         """(statements, expression) evaluating `e` once; statements sync the box if needed."""
@@ -947,9 +1136,11 @@ class _Fx:
         return [*pre, s]
 
     def s_While(self, s, fast):
+        outer_refund, self.refund = self.refund, None
         pre, test = self._expr_hoisted(s.test, s, "c")
         body = self.block(s.body, fast)
         orelse = self.block(s.orelse, fast) if s.orelse else []
+        self.refund = outer_refund
         if not pre:
             s.test, s.body, s.orelse = test, [*_tick(s), *body], orelse
             return [s]
@@ -963,39 +1154,43 @@ class _Fx:
         return [_assign(flag, _const(True), s), loop]
 
     def s_For(self, s, fast):
-        early = _has_break(s.body) or _has_return(s.body)
-        orelse = self.block(s.orelse, fast) if s.orelse else []
-        if early or not fast:
-            pre, it = self._expr_hoisted(s.iter, s, "i")
-            loop = _loc(ast.For(target=s.target, iter=it, body=[*_tick(s), *self.block(s.body, fast)],
-                                orelse=orelse), s)
-            return [*pre, loop]
+        """Three shapes (see the module docstring):
+        A. per-iteration ticks (inside a slow copy, or a body that may leave early and
+           charges something itself);
+        B. no early exit: charge len * (1 + literal `in` costs) up front when affordable,
+           else run a ticking copy;
+        C. early exit, body charging nothing: charge the length up front, refund what was
+           left at `break` / `return` (iterator length hints), else a ticking copy."""
+        outer_refund, self.refund = self.refund, None
+        try:
+            early = _has_break(s.body) or _has_return(s.body)
+            if not fast or (early and not _pure(s.body, self.scope.locals)):
+                pre, it = self._expr_hoisted(s.iter, s, "i")
+                orelse = self.block(s.orelse, fast) if s.orelse else []
+                loop = _loc(ast.For(target=s.target, iter=it, body=[*_tick(s), *self.block(s.body, fast)],
+                                    orelse=orelse), s)
+                return [*pre, loop]
+            return self._for_precharged(s, early)
+        finally:
+            self.refund = outer_refund
 
+    def _for_precharged(self, s, early: bool):
         scope = self.scope
         it0 = s.iter
-        special = (isinstance(it0, ast.Call) and isinstance(it0.func, ast.Name)
-                   and it0.func.id in ("enumerate", "zip", "reversed")
-                   and it0.func.id not in scope.locals
-                   and not any(isinstance(a, ast.Starred) for a in it0.args)
-                   and (it0.func.id == "enumerate" and 1 <= len(it0.args) + len(it0.keywords) <= 2
-                        and all(k.arg == "start" for k in it0.keywords)
-                        or it0.func.id == "zip" and not it0.keywords
-                        or it0.func.id == "reversed" and len(it0.args) == 1 and not it0.keywords))
+        kind = _special_iter(it0, scope.locals)
         pre: list[ast.stmt] = []
         n = self.tmp("n")
-        body_fast = self.block(copy.deepcopy(s.body), True)
-        body_slow = [*_tick(s), *self.block(copy.deepcopy(s.body), False)]
-        if special:
-            kind = it0.func.id
+        fast_body_src = copy.deepcopy(s.body)
+        per_iter = 1 + (0 if early else _fold_in(fast_body_src))
+        if kind is not None:
             sources = it0.args if kind != "enumerate" else it0.args[:1]
             oks = [scope.list_ok(a, s.body, scope.locals) for a in sources]
-            names = []
+            names, kws = [], []
             for a in it0.args:
                 stmts, v = self._expr_hoisted(a, s, "a")
                 tmp = self.tmp("a")
                 pre += [*stmts, _assign(tmp, v, s)]
                 names.append(_name(tmp))
-            kws = []
             for k in it0.keywords:
                 stmts, v = self._expr_hoisted(k.value, s, "a")
                 tmp = self.tmp("a")
@@ -1005,34 +1200,72 @@ class _Fx:
                 size = _call("_races_zip_len", [_const(all(oks)), *names])
             else:
                 size = _call("_races_loop_len" if oks[0] else "_races_loop_len_nl", [names[0]])
-            pre.append(_assign(n, size, s))
-            cost = ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(2))  # builtin + iterations
+            per_iter += 1  # the builtin's own charge: its argument's length
             cond = ast.BoolOp(op=ast.And(), values=[
-                ast.Compare(left=cost, ops=[ast.LtE()], comparators=[_name(LOC)]),
+                ast.Compare(left=ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(per_iter)),
+                            ops=[ast.LtE()], comparators=[_name(LOC)]),
                 ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_const(MAX_LEN)])])
-            fast_iter = _call("_races_" + kind, names, kws)
             it_slow = self.tmp("i")
             slow_pre = [_write(s), _assign(it_slow, _call("_races_bi_" + kind, [_name(BOX), *names], kws), s),
                         _reload(s)]
-            charge = ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(2))
+            if early:  # iterate our own iterators, whose length hints give the refund
+                iters = []
+                srcs = names if kind != "enumerate" else names[:1]
+                fast_pre = []
+                for a in srcs:
+                    j = self.tmp("j")
+                    fast_pre.append(_assign(j, _call("_races_reversed" if kind == "reversed" else "_races_iter",
+                                                     [copy.deepcopy(a)]), s))
+                    iters.append(_name(j))
+                if kind == "reversed":
+                    fast_iter = copy.deepcopy(iters[0])
+                else:
+                    rest = names[1:] if kind == "enumerate" else []
+                    fast_iter = _call("_races_" + kind, [*iters, *rest], kws)
+            else:
+                fast_pre = []
+                fast_iter = _call("_races_" + kind, names, kws)
         else:
             ok = scope.list_ok(it0, s.body, scope.locals)
             stmts, v = self._expr_hoisted(it0, s, "i")
             it_tmp = self.tmp("i")
             pre += [*stmts, _assign(it_tmp, v, s),
                     _assign(n, _call("_races_loop_len" if ok else "_races_loop_len_nl", [_name(it_tmp)]), s)]
-            cond = ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_name(LOC)])
-            fast_iter = _name(it_tmp)
+            cost = _name(n) if per_iter == 1 else ast.BinOp(left=_name(n), op=ast.Mult(),
+                                                            right=_const(per_iter))
+            cond = ast.Compare(left=cost, ops=[ast.LtE()], comparators=[_name(LOC)])
             slow_pre, it_slow = [], it_tmp
-            charge = _name(n)
+            if early:
+                j = self.tmp("j")
+                fast_pre = [_assign(j, _call("_races_iter", [_name(it_tmp)]), s)]
+                iters = [_name(j)]
+                fast_iter = _name(j)
+            else:
+                fast_pre = []
+                fast_iter = _name(it_tmp)
+        charge = _name(n) if per_iter == 1 else ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(per_iter))
+        if early:
+            # refund the iterations not run: what the loop's own iterators have left
+            back = (_call("_races_refund", iters) if len(iters) > 1 else
+                    ast.Call(func=ast.Attribute(value=copy.deepcopy(iters[0]), attr="__length_hint__",
+                                                ctx=ast.Load()), args=[], keywords=[]))
+            self.refund = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Add(), value=back), s)
+        body_fast = self.block(fast_body_src, True)
+        self.refund = None
+        orelse_fast = self.block(copy.deepcopy(s.orelse), True) if s.orelse and early else []
+        body_slow = [*_tick(s), *self.block(copy.deepcopy(s.body), False)]
+        orelse_slow = self.block(copy.deepcopy(s.orelse), False) if s.orelse and early else []
         fast_branch = [
             _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=charge), s),
-            _loc(ast.For(target=copy.deepcopy(s.target), iter=fast_iter, body=body_fast, orelse=[]), s),
+            *fast_pre,
+            _loc(ast.For(target=copy.deepcopy(s.target), iter=fast_iter, body=body_fast,
+                         orelse=orelse_fast), s),
         ]
         slow_branch = [*slow_pre,
                        _loc(ast.For(target=copy.deepcopy(s.target), iter=_name(it_slow), body=body_slow,
-                                    orelse=[]), s)]
-        return [*pre, _loc(ast.If(test=cond, body=fast_branch, orelse=slow_branch), s), *orelse]
+                                    orelse=orelse_slow), s)]
+        after = self.block(s.orelse, True) if s.orelse and not early else []
+        return [*pre, _loc(ast.If(test=cond, body=fast_branch, orelse=slow_branch), s), *after]
 
 
 # ----------------------------------------------------------------- entry points
