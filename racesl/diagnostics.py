@@ -108,6 +108,8 @@ CODES: dict[str, str] = {
     "E303": "type mismatch",
     "E304": "missing annotation",
     "E305": "not a type",
+    "W300": "unsatisfiable refinement",
+    "W301": "environment never composes",
     # environments and decorators
     "E400": "missing description",
     "E401": "setting missing from description",

@@ -15,6 +15,8 @@ DROP_REASONS = ("assert", "fuel", "timeout", "size", "recursion", "error")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help=".races files or folders")
     add_include(p)
+    p.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
+                   help="prove edges and prune with Z3 (default: on)")
     p.add_argument("--samples", type=int, default=50, metavar="N", help="inputs sampled per environment (default 50)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--untrusted", action="store_true",
@@ -124,6 +126,11 @@ def execute(args) -> int:
         runner = pool.run
     rows = []
     runtime_diags: list[Diagnostic] = []
+    from racesl.graph.diagnostics import composition_diagnostics
+    from racesl.graph.signature import build_graph
+
+    graph, solver = build_graph(lib.envs.values(), args.solver is not False)
+    runtime_diags += composition_diagnostics(graph, lib.root_envs, solver)
     try:
         for env in lib.root_envs:
             counts, diags, elapsed = probe_env(lib, env, args.samples, args.seed, runner)

@@ -12,6 +12,8 @@ FORMATS = ("jsonl", "parquet", "verl")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help=".races files or folders (default: races.toml's)")
     add_include(p)
+    p.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
+                   help="prove edges and prune with Z3 (default: on)")
     p.add_argument("-n", type=int, default=None, help="number of tasks (default 1000)")
     p.add_argument("-o", "--output", metavar="OUT", help="output file (default tasks.jsonl)")
     p.add_argument("--seed", type=int, default=None)
@@ -45,6 +47,8 @@ def _config(args):
         kw["n"] = args.n
     if args.seed is not None:
         kw["seed"] = args.seed
+    if args.solver is not None:
+        kw["solver"] = args.solver
     if args.operators:
         kw["operators"] = parse_operators(args.operators)
     if args.filter:

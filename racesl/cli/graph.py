@@ -10,6 +10,8 @@ from racesl.cli.common import add_include
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH")
     add_include(p)
+    p.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
+                   help="prove edges and prune with Z3 (default: on)")
     p.add_argument("--format", choices=("json", "dot", "svg", "html"), default="json")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
@@ -21,14 +23,14 @@ def execute(args) -> int:
 
     from racesl.check import check_paths
     from racesl.cli.common import fail, show_diagnostics, stderr_console
-    from racesl.graph.signature import SignatureGraph
+    from racesl.graph.signature import build_graph
     from racesl.records import atomic_write
 
     checked = check_paths(args.paths, args.include)
     if not checked.ok:
         show_diagnostics(checked, stderr_console())
         return 1
-    graph = SignatureGraph(checked.envs())
+    graph, _ = build_graph(checked.envs(), args.solver is not False)
     if args.format == "json":
         text = graph.to_json()
     elif args.format == "dot":

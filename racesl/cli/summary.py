@@ -10,8 +10,8 @@ from racesl.search.config import OPERATORS
 
 def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     console.print(f"[bold]{s.tasks}[/] tasks → {out}   ({s.attempts} attempts, {s.failed} gave up, "
-                  f"{s.duplicates} duplicates; {seconds:.1f} s, {s.tasks / max(s.cpu_seconds, 1e-9):,.0f} tasks/CPU-s, "
-                  f"{s.workers} worker{'s' * (s.workers != 1)})")
+                  f"{s.duplicates} duplicates, {s.executions:,} executions; {seconds:.1f} s, "
+                  f"{s.tasks / max(s.cpu_seconds, 1e-9):,.0f} tasks/CPU-s, {s.workers} worker{'s' * (s.workers != 1)})")
     sizes = sorted({size for _, size in s.by_size})
     t = Table(title="tasks by operator and size")
     t.add_column("operator")
@@ -35,6 +35,13 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     for k in ("proved", "guarded", "dropped", "isolated"):
         if k in e:
             g.add_row(f"{k} edges" if k != "isolated" else "isolated environments", str(e[k]))
+    sv = s.solver
+    if sv.get("on"):
+        g.add_row("pruned environments", str(len(sv["pruned"])))
+        g.add_row("solver queries", str(sv["queries"]))
+        g.add_row("solver time", f"{sv['seconds']:.2f} s")
+    else:
+        g.add_row("solver", "off")
     from rich.columns import Columns
 
     console.print(Columns([r, g]))

@@ -54,6 +54,23 @@ def syntactic_classify(out: T.Type, inp: T.Type) -> str | None:
     return PROVED if refinements_implied(out, inp) else GUARDED
 
 
+def build_graph(envs, use_solver: bool = True):
+    """The signature graph, with edges classified by Z3 when `use_solver`. Returns the
+    graph and the solver (None without one), whose statistics the summaries report."""
+    if not use_solver:
+        return SignatureGraph(envs), None
+    from racesl.solver import Solver
+    from racesl.solver.cache import CachedClassifier
+
+    solver = Solver()
+    cached = CachedClassifier(solver)
+    graph = SignatureGraph(envs, classify=cached.classify)
+    cached.save()
+    graph.cache_hits = cached.hits
+    solver.cached = cached  # the search prunes through the same persistent table
+    return graph, solver
+
+
 class SignatureGraph:
     def __init__(self, envs: Iterable[EnvSig], classify: Callable[[T.Type, T.Type], str | None] | None = None):
         classify = classify or syntactic_classify

@@ -8,10 +8,15 @@ exactly what CPython computes for the input.
 Calling convention
 ------------------
 Every function gets two leading parameters: `def f(_races_fuel, _races_depth, *params)`.
-`_races_fuel` is the *fuel box* of the running execution, a one-element list holding the
-steps left; `_races_depth` is the helper nesting depth. The runtime starts an execution with
-`f([budget + 1], 0, *args)` (the `+ 1` pays for the outermost call itself) and reads the
-steps used back as `budget - box[0]`.
+`_races_fuel` is the *fuel box* of the running execution, a list whose element 0 holds the
+steps left and element 1 the call's wall limit in seconds (read by the watchdog; elements
+past 1 are a scratch stack for `any`/`all` refunds); `_races_depth` is the helper nesting
+depth. The runtime starts an execution with `f([budget + 1, wall], 0, *args)` (the `+ 1`
+pays for the outermost call itself) and reads the steps used back as `budget - box[0]`.
+Calls between program functions pass the box along: `h(_races_fuel, _races_depth + 1, x)`.
+A function of the module used as a value (`key=h`) becomes a lambda doing that call. A
+called name that is neither local, builtin nor a function of this module is called with
+the same convention (a function merged into the program later) — or fails with NameError.
 
 Fuel sharing
 ------------
@@ -22,39 +27,52 @@ a statement that contains anything charging the box — a helper call, a chargin
 a comprehension or generator, `str.join`, `list.sort`, a call of a lambda — is preceded by
 `box[0] = _races_f` and followed by `_races_f = box[0]`; inside it, everything (callees,
 lambdas called by `sorted`, comprehension elements) charges the box directly. Statements
-without such things never touch the box. A helper call passes `_races_depth + 1`; the
-prologue refuses depth > MAX_DEPTH (RecursionCut) or an empty budget (FuelOut).
+without such things never touch the box (a literal `in` charges the local counter inline).
+The prologue refuses an empty budget (FuelOut) and, in functions that call others, depth
+past MAX_DEPTH (RecursionCut).
 
 Charges (docs/language.md §4.6)
 -------------------------------
-- `for`/`while`: one step an iteration. A `for` whose body cannot leave early (no
-  `break` at its level, no `return`) over a sized iterable (str, tuple, range, dict, set,
-  dict views; a list only when the body cannot change its length; `enumerate`/`zip`/
-  `reversed` of those) is charged its whole length on entry when the budget covers it and
-  then runs with no per-iteration cost; otherwise (or when the budget does not cover it) a
-  copy of the loop ticks per iteration, so the cut-off happens at exactly the same
-  iteration as with per-iteration charging.
+- `for`/`while`: one step an iteration. `for` loops take one of three shapes:
+  A. one tick (`if not f: raise FuelOut; f -= 1`) an iteration: `while` loops, loops inside
+     a ticking copy, and loops that may leave early (`break` at their level, `return`)
+     whose body charges something itself;
+  B. no early exit, over a sized iterable (str, tuple, range, dict, set, dict views; a list
+     only when nothing in the body can change its length; `enumerate`/`zip`/`reversed` of
+     those, whose own charge is added): the whole length times (1 + the literal-`in` costs
+     every iteration pays, see `_fold_in`) is charged on entry when the budget covers it,
+     and the loop runs with no per-iteration cost; otherwise a ticking copy runs, so the
+     cut-off comes at exactly the iteration per-iteration charging would stop at;
+  C. early exit, a body that charges nothing: the length is charged on entry, and at a
+     `break` or `return` the iterations not run are refunded (the loop's own iterators'
+     `__length_hint__`); otherwise the ticking copy.
 - comprehensions and generator expressions: one step an element drawn from each `for`
-  clause, charged up front the same way when the source is sized and the consumer
-  takes every element (list/set/dict comprehensions; a generator passed straight to
-  `sum list tuple set dict sorted max min str.join`), else element by element (`any`,
-  `all`, `zip`, a stored generator).
+  clause, charged up front when the source is sized, affordable, and the consumer takes
+  every element (list/set/dict comprehensions; a generator passed straight to
+  `sum list tuple set dict sorted max min str.join`), else element by element (a stored
+  generator, `zip`); `any(gen)` / `all(gen)` charge their sized source up front and
+  refund what they did not consume, when the elements themselves charge nothing.
 - helper and lambda calls: one step each.
 - builtins over a sequence, `str.join`, `list.sort`, `x in y`: see racesl.runtime.builtins.
 
-Result: a run that succeeds reports exactly the steps of these rules. A run that fails
-(error, assert) may report fewer (the box lags the local counter) or, inside a precharged
-loop, more; a run that passes the budget is cut off with status "fuel".
+Result: a run that succeeds reports exactly the steps of these rules, and a budget of
+exactly those steps suffices while one less is cut off (status "fuel"). A run that fails
+otherwise (error, assert) may report fewer steps (the box lags the local counter) or, in a
+precharged loop, more.
 
 Guards
 ------
 A simple local inference marks names that can only hold numbers (int/bool literals, `len`,
-`ord`, `int`, `abs`, `sum` of one argument, comparisons, arithmetic of numbers, `range`
-loop variables, `enumerate` indices, `Int` parameters from `int_params`, names only ever
-assigned numbers). `a + b` is guarded only when neither side is a number or a small literal
-(a literal can only grow a value by its own size a step); `a * b` unless both are numbers
-and one a small int literal; `**` and `<<` unless bounded by literals; `%` unless the left
-side is a number. See racesl.runtime.guards for the guards themselves.
+`ord`, `int`, `abs`, `sum` of one argument, `max`/`min` of numbers, comparisons, arithmetic
+of numbers, `range` loop variables, `enumerate` indices, `Int` parameters from
+`int_params`, names only ever assigned numbers). `a + b` is guarded only when neither side
+is a number or a small literal (a literal can only grow a value by its own size a step);
+`a * b` unless both are numbers and one a small int literal; `**` and `<<` unless bounded
+by literals; `%` unless the left side is a number; f-string values that are not numbers;
+`str.replace/zfill/join`, `list.extend/insert`, `*` unpacking in displays, slice
+assignment. Guards that pay are inlined with a type test in front (`(a % b) if
+_races_type(a) is _races_int else _races_g_mod(a, b)`; `s += t` on a str appends in place
+and checks the length after). See racesl.runtime.guards for the guards themselves.
 """
 
 from __future__ import annotations
@@ -62,18 +80,24 @@ from __future__ import annotations
 import ast
 import copy
 import json
+import sys
 from collections.abc import Mapping
+from contextlib import contextmanager
 from itertools import count
 
 from racesl.runtime.builtins import BUILTIN_NAMES, CHARGING_BUILTINS
 from racesl.runtime.guards import spec_ok
 from racesl.runtime.limits import MAX_DEPTH, MAX_INT_BITS, MAX_LEN
 
-__all__ = ["instrument", "lower_to_source", "line_map", "LINEMAP_TAG", "BOX", "DEPTH"]
+__all__ = ["instrument", "lower_to_source", "line_map", "LINEMAP_TAG", "BOX", "DEPTH", "WALL",
+           "ENTRY"]
 
 BOX = "_races_fuel"
 DEPTH = "_races_depth"
 LOC = "_races_f"
+WALL = "_races_wall"  # entry functions: (wall, budget, *params)
+BUDGET = "_races_budget"
+ENTRY = "_races_entry__"  # prefix of the entry function of each function
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -266,7 +290,8 @@ class _Scope:
     """What the rewrite needs to know about one function: its locals, the names that hold
     only numbers, and the "private" lists (fresh, never stored anywhere else)."""
 
-    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str]):
+    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], funcs: frozenset[str]):
+        self.funcs = funcs
         self.params = [a.arg for a in fn.args.args]
         binders: dict[str, list] = {p: [] for p in self.params}
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
@@ -373,8 +398,8 @@ class _Scope:
         return out
 
     def is_function(self, name: str, shadow) -> bool:
-        """A call target that is a program function (not a local, builtin or constant)."""
-        return name not in shadow and name not in _BUILTINS and name not in _CONSTS
+        """A name of one of the module's functions (not shadowed by a local)."""
+        return name in self.funcs and name not in shadow
 
     def list_ok(self, it, nodes, shadow) -> bool:
         """Whether iterating `it` as a list is safe to charge up front: nothing in `nodes`
@@ -623,9 +648,9 @@ class _Ex:
     def guarded(self, guard, op, left, right, ref):
         """`guard(left, right)` (visited operands), with an inline fast path where it pays:
 
-        - `+`, `%` with a local name `a` on the left (or `+` on the right):
-          `(a + b) if _races_type(a) is _races_int else guard(a, b)`;
-        - `+` otherwise, where `:=` is allowed: build, then check —
+        - `%` with a local name `a` on the left, `+` of local names where `:=` is not
+          allowed: `(a + b) if _races_type(a) is _races_int else guard(a, b)`;
+        - `+` where `:=` is allowed: build, then check —
           `(t if _races_type(t := l + r) is _races_str and len(t) <= MAX_LEN or
           _races_type(t) is _races_int else _races_g_post(t))` (both operands are bounded,
           so the sum is at most twice the bound);
@@ -633,13 +658,13 @@ class _Ex:
         call = _loc(_call(guard, [left, right]), ref)
         simple = (ast.Name, ast.Constant)
         if isinstance(op, ast.Add):
-            probe = left if isinstance(left, ast.Name) else right if isinstance(right, ast.Name) else None
-            if probe is not None and isinstance(left, simple) and isinstance(right, simple):
-                return _loc(ast.IfExp(test=self._is_type(probe, "_races_int"),
-                                      body=ast.BinOp(left=copy.deepcopy(left), op=ast.Add(),
-                                                     right=copy.deepcopy(right)),
-                                      orelse=call), ref)
             if not self.walrus:
+                probe = left if isinstance(left, ast.Name) else right if isinstance(right, ast.Name) else None
+                if probe is not None and isinstance(left, simple) and isinstance(right, simple):
+                    return _loc(ast.IfExp(test=self._is_type(probe, "_races_int"),
+                                          body=ast.BinOp(left=copy.deepcopy(left), op=ast.Add(),
+                                                         right=copy.deepcopy(right)),
+                                          orelse=call), ref)
                 return call
             t = self.fx.tmp("t")
             built = ast.NamedExpr(target=_name(t, True), value=ast.BinOp(left=left, op=ast.Add(),
@@ -648,7 +673,7 @@ class _Ex:
                 ast.BoolOp(op=ast.And(), values=[
                     ast.Compare(left=_call("_races_type", [built]), ops=[ast.Is()],
                                 comparators=[_name("_races_str")]),
-                    ast.Compare(left=_call("len", [_name(t)]), ops=[ast.LtE()],
+                    ast.Compare(left=_call("_races_len", [_name(t)]), ops=[ast.LtE()],
                                 comparators=[_const(MAX_LEN)])]),
                 self._is_type(_name(t), "_races_int")])
             return _loc(ast.IfExp(test=ok, body=_name(t), orelse=_call("_races_g_post", [_name(t)])), ref)
@@ -928,9 +953,11 @@ class _Ex:
 class _Fx:
     """Rewrites one function."""
 
-    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], counter):
+    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], counter, funcs,
+                 entry: bool = False):
         self.fn = fn
-        self.scope = _Scope(fn, int_params)
+        self.entry = entry
+        self.scope = _Scope(fn, int_params, funcs)
         self.counter = counter
         self.calls = False  # calls a program function (so its depth must be checked)
         self.refund = None  # inside a precharged loop that may exit early: the refund stmt
@@ -945,6 +972,8 @@ class _Fx:
         fn = self.fn
         if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.defaults or fn.decorator_list:
             raise ValueError(f"{fn.name}: only plain positional parameters are supported")
+        if self.entry:
+            return self._run_entry()
         ref = fn
         body = self.block(fn.body, fast=True)
         empty = ast.Compare(left=_name(LOC), ops=[ast.Lt()], comparators=[_const(0)])
@@ -961,6 +990,50 @@ class _Fx:
         fn.body = prologue + body + tail
         fn.args.args = [ast.arg(arg=BOX), ast.arg(arg=DEPTH), *fn.args.args]
         return fn
+
+    def _run_entry(self) -> ast.FunctionDef:
+        """`def _races_entry__f(_races_wall, _races_budget, *params) -> (value, steps)`: the
+        same body called from outside, without a box unless the body needs one. A negative
+        budget, or no watchdog session open, goes through `_races_enter_slow` (which runs
+        the ordinary function, opening a one-call session when it can)."""
+        fn = self.fn
+        ref = fn
+        params = [a.arg for a in fn.args.args]
+        body = self.block(fn.body, fast=True)
+        uses = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
+        slow = _loc(ast.If(
+            test=ast.BoolOp(op=ast.Or(), values=[
+                ast.Compare(left=_name(BUDGET), ops=[ast.Lt()], comparators=[_const(0)]),
+                ast.UnaryOp(op=ast.Not(), operand=ast.Attribute(value=_name("_races_wd"), attr="depth",
+                                                                ctx=ast.Load()))]),
+            body=[ast.Return(value=_call("_races_enter_slow", [_name(fn.name), _name(WALL), _name(BUDGET),
+                                                                *map(_name, params)]))],
+            orelse=[]), ref)
+        prologue = [slow, _assign(LOC, _name(BUDGET), ref)]
+        if BOX in uses:
+            prologue.append(_assign(BOX, ast.List(elts=[_name(BUDGET), _name(WALL)], ctx=ast.Load()), ref))
+        if DEPTH in uses:
+            prologue.append(_assign(DEPTH, _const(0), ref))
+        end = fn.body[-1] if fn.body else ref
+        tail = [] if isinstance(end, ast.Return) else self._entry_return(_const(None), False, end)
+        fn.body = prologue + body + tail
+        fn.args.args = [ast.arg(arg=WALL), ast.arg(arg=BUDGET), *fn.args.args]
+        fn.name = ENTRY + fn.name
+        return fn
+
+    def _entry_return(self, value, via_box: bool, ref) -> list[ast.stmt]:
+        """`return (value, steps)`, refusing an int too wide to render."""
+        r = "_races_r"
+        left = _box0() if via_box else _name(LOC)
+        steps = ast.BinOp(left=_name(BUDGET), op=ast.Sub(), right=left)
+        fine = ast.BoolOp(op=ast.Or(), values=[
+            ast.Compare(left=_call("_races_type", [_name(r)]), ops=[ast.IsNot()],
+                        comparators=[_name("_races_int")]),
+            ast.Compare(left=ast.UnaryOp(op=ast.USub(), operand=_name("_races_BIG")),
+                        ops=[ast.Lt(), ast.Lt()], comparators=[_name(r), _name("_races_BIG")])])
+        out = ast.IfExp(test=fine, body=ast.Tuple(elts=[_name(r), steps], ctx=ast.Load()),
+                        orelse=_call("_races_big_result", [_name(r)]))
+        return [_assign(r, value, ref), _loc(ast.Return(value=out), ref)]
 
     def block(self, stmts, fast: bool) -> list[ast.stmt]:
         out = []
@@ -1046,18 +1119,15 @@ class _Fx:
     def _aug_name(self, s, x, guard, ex):
         value = ex.visit(s.value)
         if guard == "_races_g_iadd":
-            # ints and strs are immutable: `x += v` is `x = x + v`, and an int cannot grow
-            # into anything big; a str is checked after (CPython appends in place)
-            def aug():
-                return _loc(ast.AugAssign(target=_name(x, True), op=ast.Add(),
-                                          value=copy.deepcopy(value)), s)
-            big = _loc(ast.If(test=ast.Compare(left=_call("len", [_name(x)]), ops=[ast.Gt()],
+            # a str is immutable: `x += v` is `x = x + v` (CPython appends in place), checked
+            # after; anything else (an int, a list) goes through the guard
+            aug = _loc(ast.AugAssign(target=_name(x, True), op=ast.Add(), value=copy.deepcopy(value)), s)
+            big = _loc(ast.If(test=ast.Compare(left=_call("_races_len", [_name(x)]), ops=[ast.Gt()],
                                                comparators=[_const(MAX_LEN)]),
                               body=[ast.Expr(value=_call("_races_g_post", [_name(x)]))], orelse=[]), s)
             other = _loc(ast.Assign(targets=[_name(x, True)], value=_call(guard, [_name(x), value])), s)
-            return [_loc(ast.If(test=ex._is_type(_name(x), "_races_int"), body=[aug()], orelse=[
-                _loc(ast.If(test=ex._is_type(_name(x), "_races_str"), body=[aug(), big],
-                            orelse=[other]), s)]), s)]
+            return [_loc(ast.If(test=ex._is_type(_name(x), "_races_str"), body=[aug, big],
+                                orelse=[other]), s)]
         if guard in ("_races_g_imul", "_races_g_mod"):
             new = ex.guarded(guard, s.op, _name(x), value, s)
         else:
@@ -1102,20 +1172,21 @@ class _Fx:
 
     def s_Return(self, s, fast):
         refund = self._refund(s)
-        if s.value is None:
-            return [*refund, _write(s), s]
+        value = s.value if s.value is not None else _loc(_const(None), s)
         ex = self.ex("local")
-        r = copy.deepcopy(s)
-        r.value = ex.visit(r.value)
+        v = ex.visit(copy.deepcopy(value))
         if ex.box:
             ex = self.ex("box")
-            r = copy.deepcopy(s)
-            r.value = ex.visit(r.value)
-            return [*refund, _write(s), r]
+            v = ex.visit(copy.deepcopy(value))
+            if self.entry:
+                return [*refund, _write(s), *self._entry_return(v, True, s)]
+            return [*refund, _write(s), _loc(ast.Return(value=v), s)]
+        if self.entry:
+            return [*refund, *self._entry_return(v, False, s)]
         if ex.local:
             tmp = "_races_r"
-            return [_assign(tmp, r.value, s), *refund, _write(s), _loc(ast.Return(value=_name(tmp)), s)]
-        return [*refund, _write(s), r]
+            return [_assign(tmp, v, s), *refund, _write(s), _loc(ast.Return(value=_name(tmp)), s)]
+        return [*refund, _write(s), _loc(ast.Return(value=v), s)]
 
     def _expr_hoisted(self, e, ref, kind: str):
         """(statements, expression) evaluating `e` once; statements sync the box if needed."""
@@ -1200,6 +1271,7 @@ class _Fx:
                 size = _call("_races_zip_len", [_const(all(oks)), *names])
             else:
                 size = _call("_races_loop_len" if oks[0] else "_races_loop_len_nl", [names[0]])
+            pre.append(_assign(n, size, s))
             per_iter += 1  # the builtin's own charge: its argument's length
             cond = ast.BoolOp(op=ast.And(), values=[
                 ast.Compare(left=ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(per_iter)),
@@ -1271,9 +1343,31 @@ class _Fx:
 # ----------------------------------------------------------------- entry points
 
 
+@contextmanager
+def _deep_trees():
+    """The rewrite recurses over the tree (a few Python frames a level; no C stack in
+    CPython 3.11): allow long `elif` chains and operator chains thousands deep."""
+    old = sys.getrecursionlimit()
+    if old < _TREE_RECURSION:
+        sys.setrecursionlimit(_TREE_RECURSION)
+    try:
+        yield
+    finally:
+        if old < _TREE_RECURSION:
+            sys.setrecursionlimit(old)
+
+
+_TREE_RECURSION = 100_000
+
+
 def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] = {}) -> ast.Module:
     """A new module implementing fuel, size guards and the recursion bound (see the module
     docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters."""
+    with _deep_trees():
+        return _instrument(module, int_params)
+
+
+def _instrument(module, int_params):
     mod = copy.deepcopy(module)
     counter = count(1)
     body = []
@@ -1281,7 +1375,12 @@ def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] =
         if not isinstance(fn, ast.FunctionDef):
             raise ValueError(f"line {getattr(fn, 'lineno', '?')}: only function definitions "
                              "can be instrumented")
-        body.append(_Fx(fn, frozenset(int_params.get(fn.name, ())), counter).run())
+    funcs = frozenset(fn.name for fn in mod.body)
+    for fn in mod.body:
+        ints = frozenset(int_params.get(fn.name, ()))
+        entry = copy.deepcopy(fn)
+        body.append(_Fx(fn, ints, counter, funcs).run())
+        body.append(_Fx(entry, ints, counter, funcs, entry=True).run())
     mod.body = body
     return ast.fix_missing_locations(mod)
 
@@ -1316,6 +1415,7 @@ def lower_to_source(module: ast.Module, **kw) -> str:
     `# races-linemap: {...}` comment that `Program.from_source` reads to report `.races`
     line numbers."""
     inst = instrument(module, **kw)
-    src = ast.unparse(inst)
-    lm = json.dumps(line_map(inst, src), separators=(",", ":"))
+    with _deep_trees():
+        src = ast.unparse(inst)
+        lm = json.dumps(line_map(inst, src), separators=(",", ":"))
     return f"{src}\n{LINEMAP_TAG}{lm}\n"

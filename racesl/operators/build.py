@@ -199,6 +199,7 @@ class Builder:
         except NoSample:
             stats["error"] += 1
             return None
+        stats["executions"] += 1
         r = self.search.lib.run(cond, x0, cst)
         if not r.ok:
             stats["error"] += 1

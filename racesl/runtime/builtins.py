@@ -24,6 +24,8 @@ since its elements are charged as they are produced. `str.join` charges like a b
 from __future__ import annotations
 
 import builtins as _b
+import sys
+import threading as _threading
 import random as _random
 from functools import partial
 
@@ -31,8 +33,9 @@ from racesl.runtime import guards as G
 from racesl.runtime.limits import (
     MAX_DEPTH, MAX_INT_BITS, MAX_LEN, FuelOut, RecursionCut, SizeExceeded,
 )
+from racesl.runtime.watchdog import WATCHDOG
 
-__all__ = ["SAFE_BUILTINS", "RUNTIME", "SafeRng", "BUILTIN_NAMES", "CHARGING_BUILTINS"]
+__all__ = ["SAFE_BUILTINS", "safe_builtins", "RUNTIME", "SafeRng", "BUILTIN_NAMES", "CHARGING_BUILTINS"]
 
 BUILTIN_NAMES = (
     "abs all any bin bool chr divmod enumerate hex int len list max min ord pow range "
@@ -44,6 +47,8 @@ CHARGING_BUILTINS = frozenset(
 
 _sized_len = G.sized_len
 _INF = float("inf")
+_BIG = 1 << MAX_INT_BITS
+_MAIN = _threading.main_thread()
 
 
 def _pre(box, x) -> int:
@@ -257,6 +262,109 @@ def each(box, it, list_ok):
     return tick_iter(box, it)
 
 
+def _each_len(list_ok, xs) -> int:
+    t = type(xs)
+    if t in _LOOP_SIZED or (list_ok and t is list):
+        try:
+            return len(xs)
+        except OverflowError:
+            pass
+    return MAX_LEN + 1
+
+
+def each_enumerate(box, list_ok, xs, start=0):
+    """`enumerate(xs)` as a comprehension source: the builtin's charge and the elements'
+    together (2 * len) when affordable, else the builtin's charge and per-element ticks."""
+    n = _each_len(list_ok, xs)
+    if n <= MAX_LEN:
+        f = box[0] - 2 * n
+        if f >= 0:
+            box[0] = f
+            return enumerate(xs, start)
+    return tick_iter(box, bi_enumerate(box, xs, start))
+
+
+def each_reversed(box, list_ok, xs):
+    n = _each_len(list_ok, xs)
+    if n <= MAX_LEN:
+        f = box[0] - 2 * n
+        if f >= 0:
+            box[0] = f
+            return reversed(xs)
+    return tick_iter(box, bi_reversed(box, xs))
+
+
+def each_zip(box, list_ok, *xs):
+    n = min([_each_len(list_ok, x) for x in xs]) if xs else 0
+    if n <= MAX_LEN:
+        f = box[0] - 2 * n
+        if f >= 0:
+            box[0] = f
+            return zip(*xs)
+    return tick_iter(box, bi_zip(box, *xs))
+
+
+def src(box, it, list_ok):
+    """The source of `any(...)` / `all(...)` over a generator whose elements charge nothing:
+    charged whole up front when sized and affordable; the iterator is pushed on the box so
+    that `any_gen` / `all_gen` refund what the consumer did not take."""
+    t = type(it)
+    if t in _LOOP_SIZED or (list_ok and t is list):
+        try:
+            f = box[0] - len(it)
+        except OverflowError:
+            f = -1
+        if f >= 0:
+            box[0] = f
+            i = iter(it)
+            box.append(i)
+            return i
+    box.append(None)
+    return tick_iter(box, it)
+
+
+def any_gen(box, gen):
+    r = any(gen)
+    i = box.pop()
+    if i is not None:
+        box[0] += i.__length_hint__()
+    return r
+
+
+def all_gen(box, gen):
+    r = all(gen)
+    i = box.pop()
+    if i is not None:
+        box[0] += i.__length_hint__()
+    return r
+
+
+def enter_slow(fn, wall, budget, *args):
+    """An entry function's way in when its budget is negative or no watchdog session is
+    open: run the ordinary function `fn` with a box, in a one-call session on the main
+    thread when `wall` is not None."""
+    if budget < 0:
+        raise FuelOut
+    box = [budget + 1, _INF if wall is None else wall]
+    if wall is not None and not WATCHDOG.depth and _threading.current_thread() is _MAIN:
+        with WATCHDOG.session():
+            value = fn(box, 0, *args)
+    else:
+        value = fn(box, 0, *args)
+    if type(value) is int and not -_BIG < value < _BIG:
+        big_result(value)
+    return value, budget - box[0]
+
+
+def big_result(value):
+    raise SizeExceeded(f"result: int of {value.bit_length()} bits")
+
+
+def refund(*iters):
+    """Iterations a `for` over zip(*iters) had left when it stopped early."""
+    return min(i.__length_hint__() for i in iters)
+
+
 def loop_len(x):
     """Iterations of `for _ in x` when known up front (list included), else infinity."""
     t = type(x)
@@ -364,6 +472,19 @@ SAFE_BUILTINS: dict = {
 }
 assert sorted(SAFE_BUILTINS) == sorted(BUILTIN_NAMES)
 
+def safe_builtins() -> dict:
+    """A fresh copy of SAFE_BUILTINS for one program. `int` is CPython's own while its
+    int/str digit limit (Python 3.11: 4,300 digits) is on — it bounds `int(text)` — and the
+    guarded `g_int` (result at most MAX_INT_BITS) when a host switched the limit off. (An int
+    wider than MAX_INT_BITS from `int()` cannot do harm: every operation that could grow it
+    further is guarded, and rendering it is refused.)"""
+    table = dict(SAFE_BUILTINS)
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if 0 < limit <= 5000:
+        table["int"] = _b.int
+    return table
+
+
 RUNTIME: dict = {
     "_races_FuelOut": FuelOut,
     "_races_fuel_out": fuel_out,
@@ -376,6 +497,18 @@ RUNTIME: dict = {
     "_races_zip_len": zip_len,
     "_races_in_arg": in_arg,
     "_races_in_len": in_len,
+    "_races_each_enumerate": each_enumerate,
+    "_races_each_reversed": each_reversed,
+    "_races_each_zip": each_zip,
+    "_races_src": src,
+    "_races_any_gen": any_gen,
+    "_races_all_gen": all_gen,
+    "_races_refund": refund,
+    "_races_enter_slow": enter_slow,
+    "_races_big_result": big_result,
+    "_races_wd": WATCHDOG,
+    "_races_BIG": _BIG,
+    "_races_iter": iter,
     # the real iterators, for loops whose charge was already paid
     "_races_enumerate": enumerate,
     "_races_zip": zip,
@@ -384,6 +517,7 @@ RUNTIME: dict = {
     "_races_max": max,
     "_races_min": min,
     "_races_str": str,
+    "_races_len": len,
     # inline guard fast paths: `(a + b) if _races_type(a) is _races_int else ...`
     "_races_type": type,
     "_races_int": int,
@@ -400,6 +534,7 @@ RUNTIME: dict = {
     "_races_g_fmt": G.g_fmt,
     "_races_g_szs": G.g_szs,
     "_races_g_szl": G.g_szl,
+    "_races_g_post": G.g_post,
     # methods
     "_races_meth_join": meth_join,
     "_races_meth_sort": meth_sort,

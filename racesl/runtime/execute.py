@@ -20,6 +20,7 @@ only limit; see racesl.runtime.watchdog).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import sys
 import threading
@@ -30,7 +31,8 @@ from typing import Any, Callable
 
 import attrs
 
-from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
+from racesl.runtime.builtins import RUNTIME, safe_builtins
+ENTRY = "_races_entry__"  # racesl.lower.instrument.ENTRY (not imported: import cycle)
 from racesl.runtime.guards import check_result
 from racesl.runtime.limits import (
     DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_INT_BITS, Cutoff, FuelOut,
@@ -43,6 +45,7 @@ __all__ = ["Program", "Outcome", "classify"]
 # builtin wrapper): make sure MAX_DEPTH levels fit under CPython's own limit, so that the
 # outcome of deep recursion does not depend on how deep the caller's stack already is.
 _RECURSION_LIMIT = 8 * MAX_DEPTH + 2000
+_INF = float("inf")
 
 
 @attrs.frozen
@@ -76,6 +79,22 @@ def classify(exc: BaseException) -> str:
     return "error"
 
 
+def _compile(tree_or_text, filename: str) -> types.CodeType:
+    """compile(), allowing trees as deep as a long flat operator chain makes them (CPython
+    validates an AST against 3x the recursion limit)."""
+    old = sys.getrecursionlimit()
+    if old < _COMPILE_RECURSION:
+        sys.setrecursionlimit(_COMPILE_RECURSION)
+    try:
+        return compile(tree_or_text, filename, "exec", dont_inherit=True, optimize=0)
+    finally:
+        if old < _COMPILE_RECURSION:
+            sys.setrecursionlimit(old)
+
+
+_COMPILE_RECURSION = 20_000
+
+
 def _describe(exc: BaseException) -> str:
     msg = str(exc)
     name = type(exc).__name__
@@ -88,13 +107,15 @@ class Program:
     def __init__(self, code: types.CodeType, filename: str, line_map: Mapping | None = None):
         if sys.getrecursionlimit() < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
-        ns: dict[str, Any] = {"__builtins__": dict(SAFE_BUILTINS), **RUNTIME}
+        ns: dict[str, Any] = {"__builtins__": safe_builtins(), **RUNTIME}
         exec(code, ns)
         self.filename = filename
         self.namespace = ns
+        fns = {k: v for k, v in ns.items()
+               if isinstance(v, types.FunctionType) and v.__code__.co_filename == filename}
+        self._entries = {k[len(ENTRY):]: v for k, v in fns.items() if k.startswith(ENTRY)}
         self._fns: dict[str, types.FunctionType] = {
-            k: v for k, v in ns.items()
-            if isinstance(v, types.FunctionType) and v.__code__.co_filename == filename}
+            k: v for k, v in fns.items() if not k.startswith(ENTRY)}
         self._lines = dict(line_map.get("lines", ())) if line_map else None
         self._cols = ({tuple(c[:4]): c[4] for c in line_map.get("cols", ())}
                       if line_map else None)
@@ -106,7 +127,7 @@ class Program:
         from racesl.lower.instrument import instrument  # (racesl.lower imports the runtime)
 
         inst = instrument(module, int_params=int_params)
-        return cls(compile(inst, filename, "exec", dont_inherit=True, optimize=0), filename)
+        return cls(_compile(inst, filename), filename)
 
     @classmethod
     def from_source(cls, source: str, filename: str) -> "Program":
@@ -118,8 +139,7 @@ class Program:
         tail = source.rstrip("\n").rsplit("\n", 1)[-1]
         if tail.startswith(LINEMAP_TAG):
             line_map = json.loads(tail[len(LINEMAP_TAG):])
-        return cls(compile(source, filename, "exec", dont_inherit=True, optimize=0), filename,
-                   line_map)
+        return cls(_compile(source, filename), filename, line_map)
 
     @property
     def names(self) -> list[str]:
@@ -136,56 +156,41 @@ class Program:
         wall]`; steps used afterwards: `fuel - box[0]`. The leanest form; see `function`."""
         return self._fns[name]
 
-    def function(self, name: str, *, wall: float = DEFAULT_WALL) -> Callable[..., tuple[Any, int]]:
+    def function(self, name: str, *, wall: float | None = DEFAULT_WALL) -> Callable[..., tuple[Any, int]]:
         """The hot-loop form of `call`: `run(fuel, *args) -> (value, steps_used)`.
 
-        It raises what the body raises: a `Cutoff` (FuelOut, Timeout, SizeExceeded,
-        RecursionCut; `.status` is the Outcome status) or an ordinary exception (use
-        `classify(exc)`). The wall limit `wall` applies on the main thread inside
-        `WATCHDOG.session()` — open one around the loop; a call made on the main thread
-        outside any session opens one for itself (some µs). Unlike `call`, the result is
-        size-checked only when it is an int (at most MAX_INT_BITS): a container result is not
-        walked (that costs µs a value); call `racesl.runtime.guards.check_result(value)`
+        It is the function's *entry* variant (see racesl.lower.instrument) with `wall` bound
+        (a `functools.partial`: no wrapper frame). It raises what the body raises: a
+        `Cutoff` (FuelOut, Timeout, SizeExceeded, RecursionCut; `.status` is the Outcome
+        status) or an ordinary exception (use `classify(exc)`). The wall limit `wall`
+        applies on the main thread inside `WATCHDOG.session()` — open one around the loop;
+        a call made on the main thread outside any session opens one for itself (~4 µs);
+        `wall=None`: no wall limit at all (fuel only). Unlike `call`, the result is
+        size-checked only when it is an int (at most MAX_INT_BITS): a container result is
+        not walked (that costs µs a value); call `racesl.runtime.guards.check_result(value)`
         before rendering a value that untrusted code built, or run such code in a
         `WorkerPool`, whose workers check every result."""
-        fn = self._fns[name]
-        params = ", ".join(f"a{i}" for i in range(fn.__code__.co_argcount - 2))
-        args = params and ", " + params
-        # a wrapper of the function's own arity: no *args packing on the hot path
-        src = f"""def run(fuel{args}):
-    box = [fuel + 1, wall]
-    if wd.depth or threading.current_thread() is not main:
-        value = fn(box, 0{args})
-    else:
-        with wd.session():
-            value = fn(box, 0{args})
-    if type(value) is int and not -big < value < big:
-        check_result(value)
-    return value, fuel - box[0]
-"""
-        env = {"fn": fn, "wall": wall, "wd": WATCHDOG, "threading": threading,
-               "main": threading.main_thread(), "big": 1 << MAX_INT_BITS,
-               "check_result": check_result}
-        exec(compile(src, f"<races wrapper {name}>", "exec"), env)
-        run = env["run"]
+        run = functools.partial(self._entries[name], wall)
         run.__name__ = name
         return run
 
     def call(self, name: str, args: tuple = (), *, fuel: int = DEFAULT_FUEL,
-             wall: float = DEFAULT_WALL, rng=None) -> Outcome:
+             wall: float | None = DEFAULT_WALL, rng=None) -> Outcome:
         """Run one function; never raises for anything the body does. `rng`, when given,
         is passed as the first argument (samplers: a `SafeRng`). The result is checked with
-        `check_result` (status "size" when its text would pass MAX_RENDER characters)."""
+        `check_result` (status "size" when its text would pass MAX_RENDER characters).
+        `wall=None`: no wall-clock limit (fuel only; no watchdog session is opened)."""
         fn = self._fns.get(name)
         if fn is None:
             return Outcome(None, "error", 0, f"NameError: no function {name!r} in {self.filename}")
         if rng is not None:
             args = (rng, *args)
-        box = [fuel + 1, wall]
+        box = [fuel + 1, _INF if wall is None else wall]
         session = None
         try:
             try:
-                if not WATCHDOG.depth and threading.current_thread() is threading.main_thread():
+                if (wall is not None and not WATCHDOG.depth
+                        and threading.current_thread() is threading.main_thread()):
                     session = WATCHDOG.session()
                     session.__enter__()
                 value = fn(box, 0, *args)

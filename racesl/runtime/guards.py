@@ -20,7 +20,7 @@ from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN, MAX_RENDER, SizeExceede
 
 __all__ = [
     "render_size", "check_result", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
-    "g_lshift", "g_mod", "g_fv", "g_fmt", "g_szs", "g_szl", "g_str", "g_int", "m_replace",
+    "g_lshift", "g_mod", "g_fv", "g_fmt", "g_szs", "g_szl", "g_post", "g_str", "g_int", "m_replace",
     "m_zfill", "m_extend", "m_insert", "sized_len", "SIZED_TYPES",
 ]
 
@@ -139,7 +139,7 @@ def check_result(v) -> None:
     if t is str or t is bool:
         return
     if render_size(v, MAX_RENDER, False) > MAX_RENDER:
-        _refuse("result: text form over %d characters" % MAX_RENDER)
+        _refuse(f"result: text form over {MAX_RENDER} characters")
 
 
 # ----------------------------------------------------------------- arithmetic
@@ -256,7 +256,7 @@ def _check_percent(fmt: str, args) -> None:
     for v in values:
         widest = max(widest, render_size(v, MAX_LEN, False))
     if len(fmt) + len(specs) * (widest + 1) > MAX_LEN:
-        _refuse("'%' format: text over %d characters" % MAX_LEN)
+        _refuse(f"'%' format: text over {MAX_LEN} characters")
 
 
 def g_mod(a, b):
@@ -275,7 +275,7 @@ def _check_text(v, top_str: bool = True) -> None:
         if v.bit_length() > MAX_INT_BITS:
             _refuse(f"text of an int of {v.bit_length()} bits")
     elif t is not str and t is not bool and render_size(v, MAX_LEN, top_str) > MAX_LEN:
-        _refuse("text form over %d characters" % MAX_LEN)
+        _refuse(f"text form over {MAX_LEN} characters")
 
 
 def g_fv(v):
@@ -322,6 +322,13 @@ def g_szs(s):
     if len(s) > MAX_LEN:
         _refuse(f"f-string of {len(s)} characters")
     return s
+
+
+def g_post(r):
+    """After `a + b` was built (from two bounded operands): refuse a too-long sequence."""
+    if type(r) in _SEQ and len(r) > MAX_LEN:
+        _refuse(f"{type(r).__name__} of {len(r)} elements")
+    return r
 
 
 def g_szl(x):

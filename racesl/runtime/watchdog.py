@@ -4,9 +4,9 @@ A *session* (`with WATCHDOG.session(): ...`, reentrant) installs a SIGALRM handl
 an `ITIMER_REAL` every `interval` seconds (0.05) for its whole duration. A call does nothing
 at all: every 50 ms the handler walks the main thread's stack from the interrupted frame to
 the outermost frame of an instrumented function (recognised by its first parameter,
-`_races_fuel`) and reads that call's fuel box, whose element 1 is the call's wall limit.
-The first tick that sees a box records the time; once the same box has been running for
-its wall limit the handler raises `Timeout` — a `BaseException` — right there, at the next
+`_races_fuel` or `_races_wall`) and reads that call's wall limit (its `_races_wall`, or
+element 1 of its fuel box). The first tick that sees a call (frame) records the time; once
+the same call has been running for its wall limit the handler raises `Timeout` — a `BaseException` — right there, at the next
 bytecode boundary of the body, which really stops `while True: pass` (but not one long C
 call: that is what the size guards are for). A call is stopped between `wall` and
 `wall + 2 * interval` seconds after it started. A tick that finds no instrumented frame
@@ -25,7 +25,10 @@ itself when none is open (some µs a call); hot loops should open one around the
 
 from __future__ import annotations
 
+import os
 import signal
+
+import _signal  # signal.signal's C core: no enum conversions (~10 µs a session less)
 import threading
 import time
 
@@ -34,6 +37,9 @@ from racesl.runtime.limits import Timeout
 __all__ = ["Watchdog", "WATCHDOG"]
 
 _monotonic = time.monotonic
+_INF = float("inf")
+# first parameter of instrumented functions: ordinary ones, and entry functions
+_FIRST = frozenset({"_races_fuel", "_races_wall"})
 
 
 class _Session:
@@ -56,8 +62,6 @@ class _Session:
 class Watchdog:
     """See the module docstring. One instance, `WATCHDOG`, serves the process."""
 
-    BOX = "_races_fuel"
-
     def __init__(self, interval: float = 0.05):
         self.interval = interval
         self.depth = 0  # open sessions (all in the main thread)
@@ -79,7 +83,7 @@ class Watchdog:
             return False
         if self.depth == 0:
             self._seen = None
-            self._prev_handler = signal.signal(signal.SIGALRM, self._handler)
+            self._prev_handler = _signal.signal(signal.SIGALRM, self._handler)
             self._opened_at = _monotonic()
             self._prev_timer = signal.setitimer(signal.ITIMER_REAL, self.interval, self.interval)
         self.depth += 1
@@ -92,7 +96,7 @@ class Watchdog:
         signal.setitimer(signal.ITIMER_REAL, 0.0, 0.0)
         self._seen = None
         prev = self._prev_handler
-        signal.signal(signal.SIGALRM, prev if prev is not None else signal.SIG_DFL)
+        _signal.signal(signal.SIGALRM, prev if prev is not None else signal.SIG_DFL)
         delay, interval = self._prev_timer
         if delay > 0.0:
             left = delay - (_monotonic() - self._opened_at)
@@ -100,31 +104,49 @@ class Watchdog:
 
     # ------------------------------------------------------------ the tick
 
-    def running_box(self, frame):
-        """The fuel box of the outermost instrumented call on `frame`'s stack, or None."""
-        box = None
-        name = self.BOX
+    def running_call(self, frame):
+        """(token, wall) of the outermost instrumented call on `frame`'s stack, or None: the
+        token is that call's frame; its wall limit is its `_races_wall` parameter (entry
+        functions) or element 1 of its fuel box (functions called with a box)."""
+        found = None
         while frame is not None:
             code = frame.f_code
-            if code.co_argcount and code.co_varnames[0] == name:
-                box = frame
+            if code.co_argcount and code.co_varnames[0] in _FIRST:
+                found = frame
             frame = frame.f_back
-        if box is None:
+        if found is None:
             return None
-        return box.f_locals.get(name)
+        local = found.f_locals
+        if found.f_code.co_varnames[0] == "_races_wall":
+            wall = local.get("_races_wall")
+        else:
+            box = local.get("_races_fuel")
+            wall = box[1] if box is not None and len(box) > 1 else None
+        return found, (_INF if wall is None else wall)
 
     def _handler(self, signum, frame):
-        box = self.running_box(frame)
-        if box is None:
+        hit = self.running_call(frame)
+        if hit is None:
             return
+        token, wall = hit
         now = _monotonic()
-        if box is not self._seen:  # first tick of this call: it started at most one interval ago
-            self._seen = box
+        if token is not self._seen:  # first tick of this call: it started at most one interval ago
+            self._seen = token
             self._seen_at = now
-        elif now - self._seen_at >= box[1]:
+        elif now - self._seen_at >= wall:
             self._seen = None
             self._seen_at = now
             raise Timeout("wall-clock limit passed")
 
+    def _after_fork(self) -> None:
+        """In a forked child: timers are not inherited, so no session is open there."""
+        if self.depth:
+            prev = self._prev_handler
+            _signal.signal(signal.SIGALRM, prev if prev is not None else signal.SIG_DFL)
+        self.depth = 0
+        self._seen = None
+
 
 WATCHDOG = Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=WATCHDOG._after_fork)

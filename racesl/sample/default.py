@@ -281,7 +281,7 @@ class Sampler:
 
 class IntSampler(Sampler):
     def _setup(self) -> None:
-        self._range = self.bounds.value
+        self._range = _solver_tightened(self.bounds.value, self.bounds.opaque, self.preds)
 
     def _uses_choices(self) -> bool:
         return False  # the value range already holds the integer choices
@@ -324,6 +324,25 @@ class IntSampler(Sampler):
             self.stats.draws += 1
             raise NoSample(f"{self.type}: the refinement is unsatisfiable ({self._range.describe()})")
         return super().draw(rng, level, check)
+
+
+def _solver_tightened(r: IntRange, opaque: tuple, preds) -> IntRange:
+    """Close open ends of an Int range with Z3 Optimize when our own reading of the
+    predicates left some conjuncts opaque (e.g. `it + 2 * (it // 3) < 50`): a bounded
+    window samples without rejection storms. The solver is imported only when needed."""
+    if not opaque or r.empty or (r.lo is not None and r.hi is not None) or not preds:
+        return r
+    try:
+        from racesl.solver.bounds import int_bounds
+
+        lo, hi = int_bounds(preds)
+    except Exception:  # the solver is an optimisation here, never a requirement
+        return r
+    if lo is not None and hi is not None and lo > hi:
+        return attrs.evolve(r, empty=True)
+    new_lo = lo if r.lo is None else (r.lo if lo is None else max(r.lo, lo))
+    new_hi = hi if r.hi is None else (r.hi if hi is None else min(r.hi, hi))
+    return attrs.evolve(r, lo=new_lo, hi=new_hi)
 
 
 class BoolSampler(Sampler):

@@ -24,7 +24,7 @@ class Filters:
 
     max_steps: int = 400
     wall: float = 2.0
-    drop_values: tuple = (0, 1)
+    drop_values: tuple = (0, 1)  # compared by type and value: True is not 1
     max_int: int = 500
     max_text: int = 100
     repeated_state: bool = True
@@ -49,6 +49,7 @@ class CompileConfig:
     distractors: int = 4  # select: wrong candidates shown beside the path
     batch: int = 256  # tasks per deterministic batch (quotas update between batches)
     quota_slack: float = 1.5  # usage quota per env = slack × fair share
+    solver: bool = True  # prove edges and prune degenerate environments with Z3
     templates: dict = attrs.field(factory=dict, eq=False)  # operator → template text
     include: tuple[str, ...] = ()
 
@@ -98,6 +99,8 @@ def from_toml(data: dict, base: Path) -> dict:
     for key in ("n", "seed", "expansions", "restarts", "max_level", "distractors", "batch"):
         if key in comp:
             kw[key] = int(comp[key])
+    if "solver" in comp:
+        kw["solver"] = bool(comp["solver"])
     if "include" in comp:
         kw["include"] = tuple(str((base / p).resolve()) for p in comp["include"])
     ops = data.get("operators")

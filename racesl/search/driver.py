@@ -15,7 +15,7 @@ from typing import Callable
 
 import attrs
 
-from racesl.graph.signature import SignatureGraph
+from racesl.graph.signature import SignatureGraph, build_graph
 from racesl.operators.build import Builder, Task
 from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
@@ -26,6 +26,7 @@ from racesl.search.engine import Search
 class Summary:
     tasks: int = 0
     attempts: int = 0
+    executions: int = 0  # environment bodies run (the solver's pruning lowers this)
     failed: int = 0
     duplicates: int = 0
     by_operator: Counter = attrs.Factory(Counter)
@@ -36,6 +37,7 @@ class Summary:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     workers: int = 1
+    solver: dict = attrs.Factory(dict)  # on, seconds, queries, pruned environments
 
 
 class Generator:
@@ -44,8 +46,18 @@ class Generator:
     def __init__(self, lib, cfg: CompileConfig, graph: SignatureGraph | None = None):
         self.lib = lib
         self.cfg = cfg
-        self.graph = graph or SignatureGraph(lib.envs.values())
-        self.search = Search(lib, self.graph, cfg)
+        self.solver = None
+        if graph is None:
+            graph, self.solver = build_graph(lib.envs.values(), cfg.solver)
+        self.graph = graph
+        self.pruned: dict[str, str] = {}
+        if self.solver is not None:
+            for q, env in sorted(lib.envs.items()):
+                why = self.solver.cached.degenerate(env.output, cfg.filters)
+                if why:
+                    self.pruned[q] = why  # every output would be dropped: never run it
+            self.solver.cached.save()
+        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned))
         self.builder = Builder(self.search, cfg.templates)
         self.ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
 
@@ -78,6 +90,12 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
     t0, c0 = time.perf_counter(), time.process_time()
     gen = Generator(lib, cfg)
     summary = Summary(workers=workers, edges=gen.graph.counts())
+    if gen.solver is not None:
+        st = gen.solver.stats()
+        summary.solver = {"on": True, "seconds": st["time"], "queries": st["queries"],
+                          "pruned": dict(gen.pruned)}
+    else:
+        summary.solver = {"on": False}
     mean = sum((lo + hi) / 2 for _, lo, hi in gen.ops) / len(gen.ops)
     quota = gen.search.initial_quota(mean)
     tasks: list[Task] = []
@@ -103,6 +121,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
             before = len(tasks)
             for _, task, stats in results:
                 summary.attempts += 1
+                summary.executions += stats.pop("executions", 0)
                 summary.rejections.update(stats)
                 if task is None:
                     summary.failed += 1

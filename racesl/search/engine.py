@@ -70,6 +70,7 @@ class Executor:
         if guarded and lib.conforms(x, env.input, x_text) is not None:
             stats["domain"] += 1
             return None
+        stats["executions"] += 1
         r = lib.run(env, x, settings, fuel=f.max_steps, wall=f.wall, check_output=False)
         if not r.ok:
             stats["error" if r.status in ("error", "recursion") else r.status] += 1
@@ -86,18 +87,19 @@ class Executor:
 
 
 class Search:
-    def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig):
+    def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig, exclude: set[str] = frozenset()):
         self.lib = lib
         self.graph = graph
         self.cfg = cfg
         self.exec = Executor(lib, cfg)
         self.envs = graph.envs
-        self.names = sorted(q for q, e in self.envs.items())
+        # `exclude`: environments the solver showed can only produce degenerate outputs
+        self.names = sorted(q for q in self.envs if q not in exclude)
         self.starts = [q for q in self.names if not self.envs[q].terminal and graph.successors(q)]
         # successors of each env, (names, kinds), with and without terminal environments
         self._next: dict = {}
         for q in self.names:
-            succ = graph.successors(q)
+            succ = [(d, k) for d, k in graph.successors(q) if d not in exclude]
             for final in (False, True):
                 keep = [(d, k) for d, k in succ if final or not self.envs[d].terminal]
                 self._next[q, final] = (tuple(d for d, _ in keep), dict(keep))

@@ -11,8 +11,9 @@ from racesl.search.config import Filters
 
 def value_filter(f: Filters, value, text: str) -> str | None:
     """Filters on one output alone (its value and canonical text)."""
-    if f.drop_values and value in f.drop_values:
-        return "value"
+    if f.drop_values and value in f.drop_values and any(
+            type(v) is type(value) and v == value for v in f.drop_values):
+        return "value"  # Bool is its own type: True is not the Int 1
     if type(value) is int and abs(value) > f.max_int:
         return "big_int"
     if len(text) > f.max_text:

@@ -1,0 +1,104 @@
+"""`racesc train CONFIG.toml`: GRPO (TRL) on tasks streamed from a library or read from a file.
+
+torch, transformers and TRL are imported only when the command runs (the `train` extra).
+Under `accelerate launch` every process runs this command; `--launch` starts that for you
+with the config's [launch] accelerate_config.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", metavar="CONFIG.toml", help="the training config (see train/paper.toml)")
+    p.add_argument("--max-steps", type=int, default=None, help="override [grpo] max_steps")
+    p.add_argument("--output-dir", default=None, metavar="DIR", help="override [launch] output_dir")
+    p.add_argument("--model", default=None, metavar="PATH", help="override [model] path")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="override one setting, e.g. --set grpo.learning_rate=1e-6 --set curriculum.enabled=false")
+    p.add_argument("--launch", action="store_true",
+                   help="run under `accelerate launch` with [launch] accelerate_config (or --accelerate-config)")
+    p.add_argument("--accelerate-config", default=None, metavar="YAML", help="accelerate config for --launch")
+    p.add_argument("--num-processes", type=int, default=None, help="processes for --launch (default: the config's)")
+    p.add_argument("--no-save", action="store_true", help="do not save the final model")
+
+
+def _passthrough(args) -> list[str]:
+    out = [args.config]
+    if args.max_steps is not None:
+        out += ["--max-steps", str(args.max_steps)]
+    if args.output_dir:
+        out += ["--output-dir", args.output_dir]
+    if args.model:
+        out += ["--model", args.model]
+    for s in args.set:
+        out += ["--set", s]
+    if args.no_save:
+        out.append("--no-save")
+    return out
+
+
+def _launch(args, cfg) -> int:
+    import os
+    import subprocess
+    import sys
+
+    from racesl.cli.common import fail
+
+    acc = args.accelerate_config or cfg.launch.accelerate_config
+    if not acc:
+        return fail("--launch needs an accelerate config: set [launch] accelerate_config or pass --accelerate-config")
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", acc]
+    if args.num_processes:
+        cmd += ["--num_processes", str(args.num_processes)]
+    cmd += ["-m", "racesl", "train", *_passthrough(args)]
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    print("+ " + " ".join(cmd), file=sys.stderr)
+    return subprocess.call(cmd, env=env)
+
+
+def execute(args) -> int:
+    import sys
+
+    from racesl.cli.common import fail, stderr_console
+    from racesl.train.config import TrainConfigError, load
+
+    try:
+        cfg = load(args.config, args.set)
+    except TrainConfigError as e:
+        return fail(str(e))
+    if args.launch:
+        return _launch(args, cfg)
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+        import trl  # noqa: F401
+    except ImportError as e:
+        return fail(f"racesc train needs the training extra ({e.name} is missing): pip install 'racesl[train]'")
+
+    from racesl.train.trainer import TrainError, train
+
+    err = stderr_console()
+    try:
+        summary = train(cfg, model=args.model, output_dir=args.output_dir, max_steps=args.max_steps,
+                        save=not args.no_save, echo=lambda m: err.print(m, markup=False, highlight=False))
+    except TrainError as e:
+        return fail(str(e))
+    from racesl.train.trainer import world_size
+
+    if int(__import__("os").environ.get("RANK", "0")) == 0:
+        stream = summary["stream"] or {}
+        lines = [f"trained {summary['steps']} steps in {summary['seconds']:.1f} s → {summary['output_dir']}"]
+        if stream:
+            lines.append(f"tasks streamed: {stream['built']} (failed {stream['failed']}, duplicates "
+                         f"{stream['duplicates']}, too long {stream['too_long']}); building took "
+                         f"{stream['seconds']:.2f} s, scoring {summary['reward_seconds']:.2f} s")
+        if summary["curriculum"]:
+            sizes = ", ".join(f"{op} {st['size']}" + ("" if st["level"] is None else f"/L{st['level']}")
+                              for op, st in summary["curriculum"].items())
+            lines.append(f"curriculum sizes: {sizes} ({len(summary['curriculum_moves'])} moves)")
+        if world_size() > 1:
+            lines.append(f"({world_size()} processes)")
+        print("\n".join(lines), file=sys.stdout)
+    return 0

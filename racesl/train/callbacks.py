@@ -1,0 +1,105 @@
+"""Trainer callbacks: the curriculum glue and the stream's bookkeeping (imports transformers).
+
+The reward function leaves (operator, rung, reward) triples on each rank; at the end of
+every optimizer step the callback gathers them from all ranks (in rank order, the same list
+everywhere), feeds them to the curriculum and applies its decisions. Every rank therefore
+holds the same curriculum, and since each rank streams the same tasks from the same seed
+they stay in step. A move made at step t reaches prompts from the next generation batch
+the dataloader fetches (one or two steps later: accelerate reads one batch ahead).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from transformers import TrainerCallback
+
+from racesl.curriculum import Curriculum
+from racesl.train.rewards import Observations
+
+
+def _gather(items: list) -> list:
+    """All ranks' items, in rank order (this rank's alone when not distributed)."""
+    try:
+        from accelerate import PartialState
+        from accelerate.utils import gather_object
+    except ImportError:  # pragma: no cover - accelerate comes with transformers' Trainer
+        return items
+    if PartialState().num_processes <= 1:
+        return items
+    return gather_object(items)
+
+
+def _record(state, logs: dict | None, extra: dict) -> None:
+    """Add values to this log entry and to the trainer state's history (trainer_state.json).
+
+    Loggers registered before this callback (the console, report_to integrations) have
+    already run by now: what must reach them is logged through TRL's `log_metric` by the
+    reward function instead (reward by operator and size, the size drawn)."""
+    if logs is not None:
+        logs.update(extra)
+    if state.log_history and state.log_history[-1].get("step") == state.global_step:
+        state.log_history[-1].update(extra)
+
+
+class CurriculumCallback(TrainerCallback):
+    def __init__(self, curriculum: Curriculum, observations: Observations, log_path: str | Path | None = None,
+                 echo=None):
+        self.curriculum = curriculum
+        self.observations = observations
+        self.log_path = Path(log_path) if log_path else None
+        self.echo = echo  # echo(str) on the main process for each move
+        self.observed = 0
+
+    def on_step_end(self, args, state, control, **kwargs):
+        gathered = _gather(self.observations.drain())
+        self.observed += self.curriculum.observe_many(gathered)
+        moves = self.curriculum.update()
+        if moves and state.is_world_process_zero:
+            for m in moves:
+                if self.echo:
+                    self.echo(f"curriculum, step {state.global_step}: {m}")
+            if self.log_path is not None:
+                self.log_path.parent.mkdir(parents=True, exist_ok=True)
+                with self.log_path.open("a", encoding="utf-8") as f:
+                    for m in moves:
+                        f.write(json.dumps({"step": state.global_step, "operator": m.operator, "from_size": m.old.size,
+                                            "to_size": m.new.size, "from_level": m.old.level,
+                                            "to_level": m.new.level, "from_rung": m.old.index,
+                                            "to_rung": m.new.index, "rate": round(m.rate, 4), "n": m.n}) + "\n")
+        return control
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        extra = {}
+        for op, st in self.curriculum.state_dict().items():
+            extra[f"curriculum/{op}/size"] = st["size"]
+            if st["level"] is not None:
+                extra[f"curriculum/{op}/level"] = st["level"]
+        _record(state, logs, extra)
+        return control
+
+    def on_save(self, args, state, control, **kwargs):
+        if state.is_world_process_zero:
+            ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+            if ckpt.is_dir():
+                (ckpt / "curriculum.json").write_text(json.dumps(self.curriculum.state_dict(), indent=1), "utf-8")
+        return control
+
+
+class StreamStatsCallback(TrainerCallback):
+    """Logs how many tasks the stream built, dropped and how long that took, and the time
+    spent scoring (the share of a step that is racesl's, not the model's)."""
+
+    def __init__(self, source, reward):
+        self.source = source
+        self.reward = reward
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        extra = {"races/reward_seconds": round(self.reward.seconds, 3)}
+        if self.source is not None:
+            s = self.source.stats
+            extra.update({"races/stream/tasks": s.built, "races/stream/too_long": s.too_long,
+                          "races/stream/seconds": round(s.seconds, 3)})
+        _record(state, logs, extra)
+        return control

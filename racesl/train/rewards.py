@@ -1,0 +1,90 @@
+"""The reward for GRPO: `racesl.rewards.score` as a TRL reward function, logging the mean
+reward by operator and by operator × size, and handing each (operator, rung, reward) to the
+curriculum glue. Needs no torch."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from racesl.rewards.score import score
+
+
+def _completion_text(c) -> str:
+    """TRL passes strings, or chat messages for conversational prompts (the last is the reply)."""
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list) and c and isinstance(c[-1], dict):
+        return str(c[-1].get("content", ""))
+    return ""
+
+
+def _record_from(value) -> dict | None:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            r = json.loads(value)
+        except ValueError:
+            return None
+        return r if isinstance(r, dict) else None
+    return None
+
+
+class Observations:
+    """(operator, rung, reward) triples waiting for the curriculum callback (this rank's)."""
+
+    def __init__(self):
+        self._items: list[tuple[str, int, float]] = []
+        self._lock = threading.Lock()
+
+    def add(self, items) -> None:
+        with self._lock:
+            self._items.extend(items)
+
+    def drain(self) -> list[tuple[str, int, float]]:
+        with self._lock:
+            out, self._items = self._items, []
+        return out
+
+
+class RacesReward:
+    """A TRL reward function (GRPOTrainer calls it with the dataset columns as lists)."""
+
+    __name__ = "races"
+
+    def __init__(self, observations: Observations | None = None, by_size: bool = True):
+        self.observations = observations
+        self.by_size = by_size
+        self.seconds = 0.0  # time spent scoring (for the step-time breakdown)
+        self.calls = 0
+
+    def __call__(self, prompts=None, completions=None, record=None, operator=None, size=None, rung=None,
+                 log_metric=None, **_) -> list[float]:
+        t0 = time.perf_counter()
+        completions = completions or []
+        out: list[float] = []
+        cache: dict[int, dict | None] = {}
+        for k, c in enumerate(completions):
+            raw = record[k] if record is not None else None
+            key = id(raw)
+            if key not in cache:  # the same record repeats num_generations times
+                cache[key] = _record_from(raw)
+            rec = cache[key]
+            out.append(score(rec, _completion_text(c)) if rec else 0.0)
+        self.seconds += time.perf_counter() - t0
+        self.calls += 1
+        ops = operator or [(json.loads(r).get("operator", "?") if isinstance(r, str) else "?") for r in (record or [])]
+        if log_metric is not None and ops:
+            for k, r in enumerate(out):
+                op = ops[k]
+                log_metric(f"races/{op}/reward", r)
+                log_metric(f"races/{op}/solved", 1.0 if r >= 1.0 else 0.0)
+                if size is not None:
+                    log_metric(f"races/{op}/size", float(size[k]))
+                if self.by_size and size is not None:
+                    log_metric(f"races/{op}/size_{size[k]}/reward", r)
+        if self.observations is not None and ops and rung is not None:
+            self.observations.add((ops[k], int(rung[k]), out[k]) for k in range(len(out)) if int(rung[k]) >= 0)
+        return out
