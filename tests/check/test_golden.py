@@ -21,7 +21,12 @@ def diagnose(chunk, tmp_path: Path):
         from racesl.cli.check import probe_env
         from racesl.library import Library
 
+        from racesl.graph.diagnostics import composition_diagnostics
+        from racesl.graph.signature import build_graph
+
         lib = Library(checked)
+        graph, solver = build_graph(lib.envs.values(), True)
+        diags += composition_diagnostics(graph, lib.root_envs, solver)
         for env in lib.root_envs:
             diags += probe_env(lib, env, 30, 0)[1]
     return diags
