@@ -25,6 +25,7 @@ several processes stay in step as long as each feeds the same gathered observati
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Iterable
 
@@ -196,7 +197,7 @@ class Curriculum:
         if st is None or rung != st.index:
             return False
         st.n += 1
-        if reward is not None and reward == reward and reward >= self.config.success - 1e-9:
+        if reward is not None and not math.isnan(reward) and reward >= self.config.success - 1e-9:
             st.solved += 1
         return True
 

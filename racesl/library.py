@@ -19,14 +19,14 @@ from racesl import __version__
 from racesl.check import Checked, check_paths
 from racesl.check.model import EnvSig
 from racesl.lower.module import Lowered
-from racesl.runtime.contract import check_value
+from racesl.runtime.contract import canonical, check_value
 from racesl.runtime.builtins import SafeRng
 from racesl.runtime.execute import Program, classify
 from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
 
-PRED_FUEL = 400
+AUX_FUEL = 400  # budget of a refinement check or a sampler, apart from the body's
 _MISS = object()  # a refinement check gets its own budget, separate from the body's
 
 
@@ -100,7 +100,7 @@ class Library:
                 raise KeyError(pred.text)
             fn = self._pred_fns[key] = self.program.function(name)
         try:
-            ok = fn(PRED_FUEL, value)[0] is True
+            ok = fn(AUX_FUEL, value)[0] is True
         except (Exception, Cutoff):
             ok = False
         if ck is not None:
@@ -133,14 +133,17 @@ class Library:
         helper = dict(env.samplers).get(param)
         if helper is None:
             return sampler_for(t).draw(rng, level, self.check_pred)
-        out = self.program.call(helper, (SafeRng(rng.getrandbits(64)), level))
-        if out.status != "ok":
-            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {out.status}"
-                           + (f" ({out.error})" if out.error else ""))
-        why = self.conforms(out.value, t)
+        fn = self._fns.get((helper, None))
+        if fn is None:
+            fn = self._fns[helper, None] = self.program.function(helper)
+        try:
+            value = fn(AUX_FUEL, SafeRng(rng.getrandbits(64)), level)[0]
+        except (Exception, Cutoff) as exc:
+            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {classify(exc)} ({type(exc).__name__})") from None
+        why = self.conforms(value, t, canonical(value))
         if why is not None:
-            raise NoSample(f"sampler returned {out.value!r}, outside {t}: {why}")
-        return out.value
+            raise NoSample(f"sampler returned {value!r}, outside {t}: {why}")
+        return value
 
     def sample_settings(self, env: EnvSig, rng: random.Random, level: int) -> tuple:
         return tuple(self.sample_param(env, s.name, s.type, rng, level) for s in env.settings)
@@ -160,7 +163,9 @@ class Library:
             value, steps = fn(fuel, x, *settings)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
-            return Run(None, status, fuel if status == "fuel" else 0, f"{type(exc).__name__}: {exc}"[:300])
+            msg = str(exc)
+            return Run(None, status, fuel if status == "fuel" else 0,
+                       (f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__)[:300])
         if check_output:
             why = self.conforms(value, env.output)
             if why is not None:

@@ -16,11 +16,22 @@ from racesl.runtime.sandbox import WorkerPool
 class SandboxRunner:
     def __init__(self, lib: Library, workers: int = 1, memory_mb: int = 512, wall: float = 2.0):
         self.lib = lib
-        source = lower_to_source(lib.module, int_params=lib.int_params)
-        self.pool = WorkerPool(source, "<races>", workers=workers, memory_mb=memory_mb, wall=wall)
+        self.source = lower_to_source(lib.module, int_params=lib.int_params)
+        self.workers, self.memory_mb = workers, memory_mb
+        self.pool = self._pool(wall)
+
+    def _pool(self, wall: float) -> WorkerPool:
+        return WorkerPool(self.source, "<races>", workers=self.workers, memory_mb=self.memory_mb, wall=wall)
+
+    def _pool_for(self, wall: float) -> WorkerPool:
+        """Workers enforce the wall limit they were started with; a new limit, new workers."""
+        if self.pool.wall != wall:
+            self.pool.close()
+            self.pool = self._pool(wall)
+        return self.pool
 
     def run(self, env, x, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0) -> Run:
-        [out] = self.pool.run_batch([(env.pyname, (x,) + tuple(settings), fuel)])
+        [out] = self._pool_for(wall).run_batch([(env.pyname, (x,) + tuple(settings), fuel)])
         if out.status != "ok":
             return Run(None, out.status, out.steps, out.error)
         why = self.lib.conforms(out.value, env.output)

@@ -373,12 +373,19 @@ class ModuleChecker:
             return
         found: set[str] = set()
         try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(doc.value) if f is not None]
+            parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(doc.value) if f is not None]
         except ValueError as e:
             self.err("E402", f"malformed placeholder in description: {e}", doc.span,
                      "write {{ and }} for literal braces; placeholders look like {name}")
             return
         settings = {s.name for s in sig.settings}
+        fields = []
+        for f, spec, conv in parsed:
+            if spec or conv:
+                self.err("E402", f"placeholder '{{{f}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}' "
+                         "has a conversion or format spec", doc.span,
+                         f"write just {{{f}}}: the value is shown as its canonical text")
+            fields.append(f)
         for f in fields:
             if f == sig.input_name:
                 self.err("E402", f"the input '{f}' cannot be a placeholder", doc.span,

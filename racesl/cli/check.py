@@ -131,11 +131,14 @@ def execute(args) -> int:
 
     graph, solver = build_graph(lib.envs.values(), args.solver is not False)
     runtime_diags += composition_diagnostics(graph, lib.root_envs, solver)
+    from racesl.runtime.watchdog import WATCHDOG
+
     try:
-        for env in lib.root_envs:
-            counts, diags, elapsed = probe_env(lib, env, args.samples, args.seed, runner)
-            runtime_diags.extend(diags)
-            rows.append((env, counts, elapsed))
+        with WATCHDOG.session():  # one timer for all runs, not one per call
+            for env in lib.root_envs:
+                counts, diags, elapsed = probe_env(lib, env, args.samples, args.seed, runner)
+                runtime_diags.extend(diags)
+                rows.append((env, counts, elapsed))
     finally:
         if pool is not None:
             pool.close()

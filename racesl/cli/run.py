@@ -78,9 +78,14 @@ def execute(args) -> int:
 
     lines = list(args.input)
     if args.inputs:
-        stream = sys.stdin if args.inputs == "-" else open(args.inputs, encoding="utf-8")
-        with stream:
-            lines.extend(line.rstrip("\r\n") for line in stream if line.strip())
+        try:
+            stream = sys.stdin if args.inputs == "-" else open(args.inputs, encoding="utf-8")
+            with stream:
+                lines.extend(line.rstrip("\r\n") for line in stream if line.strip())
+        except OSError as e:
+            return fail(f"cannot read {args.inputs}: {e.strerror}")
+        except UnicodeDecodeError as e:
+            return fail(f"{args.inputs} is not UTF-8 text (byte {e.start})")
     if not lines:
         return fail("no inputs: give --input LIT or --inputs FILE")
 
@@ -89,7 +94,7 @@ def execute(args) -> int:
     if args.untrusted:
         from racesl.sandbox_runner import SandboxRunner
 
-        pool = SandboxRunner(lib)
+        pool = SandboxRunner(lib, wall=args.wall)
         runner = pool.run
     try:
         for k, line in enumerate(lines, 1):

@@ -59,6 +59,7 @@ def _launch(args, cfg) -> int:
 
 
 def execute(args) -> int:
+    import os
     import sys
 
     from racesl.cli.common import fail, stderr_console
@@ -85,9 +86,7 @@ def execute(args) -> int:
                         save=not args.no_save, echo=lambda m: err.print(m, markup=False, highlight=False))
     except TrainError as e:
         return fail(str(e))
-    from racesl.train.trainer import world_size
-
-    if int(__import__("os").environ.get("RANK", "0")) == 0:
+    if os.environ.get("RANK", "0") == "0":
         stream = summary["stream"] or {}
         lines = [f"trained {summary['steps']} steps in {summary['seconds']:.1f} s → {summary['output_dir']}"]
         if stream:
@@ -98,7 +97,7 @@ def execute(args) -> int:
             sizes = ", ".join(f"{op} {st['size']}" + ("" if st["level"] is None else f"/L{st['level']}")
                               for op, st in summary["curriculum"].items())
             lines.append(f"curriculum sizes: {sizes} ({len(summary['curriculum_moves'])} moves)")
-        if world_size() > 1:
-            lines.append(f"({world_size()} processes)")
+        if summary["world_size"] > 1:
+            lines.append(f"({summary['world_size']} processes)")
         print("\n".join(lines), file=sys.stdout)
     return 0

@@ -81,10 +81,15 @@ def split_items(text: str) -> list[str] | None:
     if s[:1] in "[(" and s[-1:] in "])":
         inner = s[1:-1]
         items, depth, quote, cur = [], 0, None, []
+        escaped = False
         for ch in inner:
             if quote:
                 cur.append(ch)
-                if ch == quote:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == quote:
                     quote = None
                 continue
             if ch in "'\"":

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from racesl.rewards.libraries import library_for
-from racesl.rewards.parse import expected_value, extract_answer, matches, parse_labels, split_items
+from racesl.rewards.parse import _parse, expected_value, extract_answer, matches, parse_labels, split_items
 from racesl.runtime.contract import canonical, parse_literal
 
 
@@ -34,11 +34,19 @@ def score(record: dict, completion) -> float:
         return 0.0
 
 
+def _items(given: str) -> list[str]:
+    """The answer's items as canonical texts where the whole answer is a literal list (the
+    common case, one parse), else as raw item texts split tolerantly."""
+    ok, value = _parse(given)
+    if ok and type(value) in (list, tuple):
+        return [canonical(v) for v in value]
+    items = split_items(given)
+    return items if items is not None else [given]
+
+
 def _prefix_or_mean(record: dict, given: str, op: str) -> float:
     expected = record["trace"]
-    items = split_items(given)
-    if items is None:
-        items = [given]
+    items = _items(given)
     if op == "parallel":
         return sum(1 for got, want in zip(items, expected) if matches(got, want)) / len(expected)
     verify_last = bool(record.get("extra", {}).get("verify"))

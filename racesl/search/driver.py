@@ -88,6 +88,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
                   progress: Callable[[int, int], None] | None = None) -> tuple[list[Task], Summary]:
     global _WORKER
     t0, c0 = time.perf_counter(), time.process_time()
+    children0 = sum(os.times()[2:4])
     gen = Generator(lib, cfg)
     summary = Summary(workers=workers, edges=gen.graph.counts())
     if gen.solver is not None:
@@ -151,10 +152,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
             pool.close()
             pool.join()
             _WORKER = None
-            try:
-                child_cpu = sum(os.times()[2:4])
-            except OSError:
-                child_cpu = 0.0
+            child_cpu = sum(os.times()[2:4]) - children0  # only this pool's workers
     summary.tasks = len(tasks)
     summary.seconds = time.perf_counter() - t0
     summary.cpu_seconds = time.process_time() - c0 + child_cpu

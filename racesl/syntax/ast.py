@@ -387,3 +387,20 @@ def walk(n: Node):
         cur = stack.pop()
         yield cur
         stack.extend(reversed(list(children(cur))))
+
+
+def depth(n: Node, limit: int) -> tuple[int, Node]:
+    """Nesting depth of a tree (without recursion), and its deepest node; stops past `limit`.
+
+    Every later pass walks trees recursively, so the parser refuses trees deeper than a
+    bound rather than letting a long `a + a + ... + a` overflow the stack downstream."""
+    best, deepest = 0, n
+    stack = [(n, 1)]
+    while stack:
+        cur, d = stack.pop()
+        if d > best:
+            best, deepest = d, cur
+            if best > limit:
+                break
+        stack.extend((c, d + 1) for c in children(cur))
+    return best, deepest

@@ -14,22 +14,6 @@ from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
 
 
-def tree_depth(tree: Tree, limit: int):
-    """Depth of a lark tree, computed without recursion; stops early past `limit`."""
-    best, deepest = 0, None
-    stack = [(tree, 1)]
-    while stack:
-        t, d = stack.pop()
-        if d > best:
-            best, deepest = d, t
-            if best > limit:
-                return best, deepest
-        for c in t.children:
-            if isinstance(c, Tree):
-                stack.append((c, d + 1))
-    return best, deepest
-
-
 def tok_span(t: Token) -> Span:
     if t.end_line is None:  # tokens lark made itself (e.g. borrowed positions) may lack ends
         n = len(str(t))

@@ -18,10 +18,11 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 from racesl import resources
 from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
-from racesl.syntax.build import Builder, tree_depth
+from racesl.syntax.build import Builder
 from racesl.syntax.lexer import Tok, split_items, tokenize
 
-MAX_TREE_DEPTH = 100
+MAX_TREE_DEPTH = 100  # AST nesting; lark trees themselves are transformed without recursion
+MAX_ITEM_TOKENS = 20_000
 MAX_SOURCE_CHARS = 2_000_000
 
 _KIND_TO_TERMINAL = {
@@ -49,6 +50,18 @@ _FORBIDDEN_HINTS = {
 }
 
 
+class _PositionFilter:
+    """Keeps _NEWLINE/_INDENT/_DEDENT out of node spans. A class with a fixed repr, not a
+    lambda: lark keys its on-disk grammar cache by the options' text, and a lambda's repr
+    (with its address) would miss the cache in every process."""
+
+    def __call__(self, n) -> bool:
+        return not (isinstance(n, Token) and n.type.startswith("_"))
+
+    def __repr__(self) -> str:
+        return "racesl.position_filter"
+
+
 @functools.lru_cache(maxsize=1)
 def _lark() -> Lark:
     return Lark(
@@ -56,7 +69,7 @@ def _lark() -> Lark:
         parser="lalr",
         lexer="basic",
         start=["item", "fexpr"],
-        propagate_positions=lambda n: not (isinstance(n, Token) and n.type.startswith("_")),
+        propagate_positions=_PositionFilter(),
         maybe_placeholders=True,
         cache=True,
     )
@@ -264,22 +277,28 @@ class _ItemParser:
 def parse_item_tokens(toks: list[Tok], text: str, path: str, diags: list[Diagnostic],
                       skipped: set[str] | None = None) -> A.Node | None:
     """One top-level item → AST node (or None when it could not be recovered)."""
+    if len(toks) > MAX_ITEM_TOKENS:
+        diags.append(Diagnostic("E112", f"this declaration has {len(toks):,} tokens; the limit is {MAX_ITEM_TOKENS:,}",
+                                toks[0].span, path, hint="split it into smaller helpers, or move data into a sampler"))
+        return None
     parser = _ItemParser(toks, path, diags, skipped)
     tree = parser.parse()
     if tree is None:
         return None
     if parser.recovered:
         skipped.add("#recovered")
-    depth, deep = tree_depth(tree, MAX_TREE_DEPTH)
-    if depth > MAX_TREE_DEPTH:
-        sp = toks[0].span
-        if deep is not None and getattr(deep, "meta", None) is not None and not deep.meta.empty:
-            m = deep.meta
-            sp = Span(m.line, m.column, m.end_line, m.end_column, m.start_pos, m.end_pos)
-        diags.append(Diagnostic("E105", f"expression nested more than {MAX_TREE_DEPTH} levels deep", sp, path,
-                                hint="name intermediate results with assignments"))
-        return None
-    return Builder(text, path, diags, parse_fexpr).build(tree)
+    node = Builder(text, path, diags, parse_fexpr).build(tree)
+    return node if _shallow_enough(node, path, diags) else None
+
+
+def _shallow_enough(node: A.Node, path: str, diags: list[Diagnostic]) -> bool:
+    d, deepest = A.depth(node, MAX_TREE_DEPTH)
+    if d <= MAX_TREE_DEPTH:
+        return True
+    diags.append(Diagnostic("E105", f"nested more than {MAX_TREE_DEPTH} levels deep", deepest.span, path,
+                            hint="name intermediate results with assignments (a long chain like "
+                                 "a + b + ... or if/elif counts one level per link)"))
+    return False
 
 
 def parse_fexpr(src: str, base: int, text: str, path: str, diags: list[Diagnostic]) -> A.Expr | None:
@@ -306,11 +325,8 @@ def parse_fexpr(src: str, base: int, text: str, path: str, diags: list[Diagnosti
     except UnexpectedInput:
         diags.append(Diagnostic("E111", "incomplete expression in f-string", toks[-1].span, path))
         return None
-    depth, _ = tree_depth(tree, MAX_TREE_DEPTH)
-    if depth > MAX_TREE_DEPTH:
-        diags.append(Diagnostic("E105", "f-string expression nested too deeply", toks[0].span, path))
-        return None
-    return Builder(text, path, diags, parse_fexpr).build(tree)
+    node = Builder(text, path, diags, parse_fexpr).build(tree)
+    return node if _shallow_enough(node, path, diags) else None
 
 
 class _Rebaser:
@@ -340,7 +356,7 @@ def parse_module(text: str, path: str = "<input>") -> tuple[A.Module, list[Diagn
                                 Span(1, 1, 1, 1, 0, 0), path, hint="split it into several modules"))
         return A.Module(None, (), Span(1, 1, 1, 1, 0, 0)), diags
     if text.startswith("\ufeff"):
-        text = " " + text[1:]  # keep offsets stable; a BOM is not content
+        text = text[1:]  # a byte-order mark is not content (CPython ignores it too)
     if not text.endswith(("\n", "\r")):
         text += "\n"
     toks, lex_diags = tokenize(text, path)

@@ -7,7 +7,7 @@ Reading it needs no torch; `racesl.train.trainer.grpo_config` turns it into TRL'
 
     [model]       path, dtype, attn_implementation, system_prompt, chat
     [data]        source ("stream" | "file"), paths, include, tasks, seed, max_level,
-                  expansions, restarts, distractors, batch
+                  expansions, restarts, distractors, batch, solver
     [operators]   as in races.toml: sequential = "2-12", ...
     [filters]     as in races.toml
     [templates]   as in races.toml
@@ -33,8 +33,8 @@ from racesl.search.config import CompileConfig, ConfigError, from_toml
 SECTIONS = ("model", "data", "operators", "filters", "templates", "curriculum", "grpo", "vllm", "launch")
 MODEL_KEYS = ("path", "dtype", "attn_implementation", "system_prompt", "chat", "tokenizer")
 DATA_KEYS = ("source", "paths", "include", "tasks", "seed", "max_level", "expansions", "restarts", "distractors",
-             "batch")
-COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch")
+             "batch", "solver")
+COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "solver")
 VLLM_KEYS = ("enabled", "mode", "model_impl", "enable_sleep_mode", "server_base_url", "server_host", "server_port",
              "server_timeout", "group_port", "gpu_memory_utilization", "max_model_length", "tensor_parallel_size",
              "importance_sampling_correction", "importance_sampling_mode", "importance_sampling_clip_max",
