@@ -111,7 +111,8 @@ def length_window(r: IntRange, level: int) -> tuple[int, int, bool]:
     return start, b, full
 
 
-def _pick_int(rng: random.Random, r: IntRange, level: int, what: str) -> int:
+def _pick_int(rng: random.Random, r: IntRange, level: int, what) -> int:
+    # `what` (the type) is turned into text only for an error message
     if r.empty:
         raise NoSample(f"{what}: the refinement allows no integer")
     if r.choices is not None:
@@ -287,7 +288,7 @@ class IntSampler(Sampler):
         return False  # the value range already holds the integer choices
 
     def _generate(self, rng, level, check):
-        return _pick_int(rng, self._range, level, str(self.type))
+        return _pick_int(rng, self._range, level, self.type)
 
     def _domain_size(self):
         r = self._range
@@ -390,7 +391,7 @@ class _SizedSampler(Sampler):
             return False
 
     def _length(self, rng, level) -> int:
-        return _pick_len(rng, self._len, level, str(self.type))
+        return _pick_len(rng, self._len, level, self.type)
 
     def _distinct_fill(self, rng, n, level, check, elem: "Sampler") -> list:
         """n pairwise different values drawn by `elem`. When they must cover most of a small
@@ -579,15 +580,24 @@ _CACHE: dict[Any, Sampler] = {}
 _CACHE_MAX = 4096
 
 
+_BY_ID: dict[int, tuple[Type, Sampler]] = {}
+
+
 def sampler_for(t: Type) -> Sampler:
     """The (cached) sampler of `t`. Its `stats` accumulate over every user of the cache; use
     `build_sampler` for private counters."""
+    hit = _BY_ID.get(id(t))
+    if hit is not None and hit[0] is t:  # the same type object: skip hashing the type tree
+        return hit[1]
     key = (t, _type_key(t))
     s = _CACHE.get(key)
     if s is None:
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.clear()
         s = _CACHE[key] = build_sampler(t)
+    if len(_BY_ID) >= _CACHE_MAX:
+        _BY_ID.clear()
+    _BY_ID[id(t)] = (t, s)
     return s
 
 
