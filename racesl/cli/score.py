@@ -37,8 +37,17 @@ def execute(args) -> int:
             return fail(f"cannot load library {s}: {e}")
     rows = []
     missing = bad = 0
-    with open(args.completions, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
+    try:
+        f = open(args.completions, "rb")
+    except OSError as e:
+        return fail(f"cannot read completions from {args.completions}: {e.strerror}")
+    with f:
+        for n, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                bad += 1
+                continue
             if not line.strip():
                 continue
             try:

@@ -348,11 +348,11 @@ class _Scope:
                         bind_target(tg, None)
                 for field in ("body", "orelse"):
                     visit(getattr(s, field, ()) or ())
-                for n in ast.walk(s):
-                    if isinstance(n, ast.NamedExpr):
-                        bind_target(n.target, n.value)
 
         visit(fn.body)
+        for n in ast.walk(fn):
+            if isinstance(n, ast.NamedExpr):
+                bind_target(n.target, n.value)
         self.locals = frozenset(binders)
         self.lambdas = frozenset(lambdas)
         num = set(binders)
@@ -705,8 +705,8 @@ class _Ex:
 
     @staticmethod
     def _small(x):
-        return ast.Compare(left=ast.UnaryOp(op=ast.USub(), operand=_name("_races_B")),
-                           ops=[ast.Lt(), ast.Lt()], comparators=[copy.deepcopy(x), _name("_races_B")])
+        return ast.Compare(left=_name("_races_NB"), ops=[ast.Lt(), ast.Lt()],
+                           comparators=[copy.deepcopy(x), _name("_races_B")])
 
     # -- membership
 
@@ -1029,8 +1029,8 @@ class _Fx:
         fine = ast.BoolOp(op=ast.Or(), values=[
             ast.Compare(left=_call("_races_type", [_name(r)]), ops=[ast.IsNot()],
                         comparators=[_name("_races_int")]),
-            ast.Compare(left=ast.UnaryOp(op=ast.USub(), operand=_name("_races_BIG")),
-                        ops=[ast.Lt(), ast.Lt()], comparators=[_name(r), _name("_races_BIG")])])
+            ast.Compare(left=_name("_races_NBIG"), ops=[ast.Lt(), ast.Lt()],
+                        comparators=[_name(r), _name("_races_BIG")])])
         out = ast.IfExp(test=fine, body=ast.Tuple(elts=[_name(r), steps], ctx=ast.Load()),
                         orelse=_call("_races_big_result", [_name(r)]))
         return [_assign(r, value, ref), _loc(ast.Return(value=out), ref)]

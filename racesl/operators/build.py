@@ -101,10 +101,14 @@ class Builder:
             except NoSample:
                 stats["error"] += 1
                 continue
-            step = self.search.exec.run(env, x, st, False, stats)
+            x_text = canonical(x)
+            step = self.search.exec.run(env, x, st, False, stats, x_text)
             if step is None:
                 continue
-            key = (q, canonical(x), step.text)
+            if self.search.cfg.filters.repeated_state and step.text == x_text:
+                stats["repeated_state"] += 1  # the answer would be a copy of the input
+                continue
+            key = (q, x_text, step.text)
             if key in seen:
                 stats["sibling_duplicate"] += 1
                 continue

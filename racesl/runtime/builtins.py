@@ -48,6 +48,7 @@ CHARGING_BUILTINS = frozenset(
 _sized_len = G.sized_len
 _INF = float("inf")
 _BIG = 1 << MAX_INT_BITS
+_NBIG = -_BIG
 _MAIN = _threading.main_thread()
 
 
@@ -351,7 +352,7 @@ def enter_slow(fn, wall, budget, *args):
             value = fn(box, 0, *args)
     else:
         value = fn(box, 0, *args)
-    if type(value) is int and not -_BIG < value < _BIG:
+    if type(value) is int and not _NBIG < value < _BIG:
         big_result(value)
     return value, budget - box[0]
 
@@ -508,6 +509,7 @@ RUNTIME: dict = {
     "_races_big_result": big_result,
     "_races_wd": WATCHDOG,
     "_races_BIG": _BIG,
+    "_races_NBIG": -_BIG,
     "_races_iter": iter,
     # the real iterators, for loops whose charge was already paid
     "_races_enumerate": enumerate,
@@ -522,6 +524,7 @@ RUNTIME: dict = {
     "_races_type": type,
     "_races_int": int,
     "_races_B": 1 << (MAX_INT_BITS // 2),
+    "_races_NB": -(1 << (MAX_INT_BITS // 2)),  # (negating a 4,096-bit int costs an allocation)
     # guards
     "_races_g_add": G.g_add,
     "_races_g_iadd": G.g_iadd,

@@ -128,8 +128,33 @@ def conforms(value: Any, t: Type) -> bool:
 
 
 def canonical(value: Any) -> str:
-    """The one text form of a value: its Python `repr`."""
-    return repr(value)
+    """The one text form of a value: its Python `repr`, with dict keys in sorted order
+    (two equal dicts built in different orders have one text)."""
+    text = repr(value)
+    if "{" not in text:  # no dict inside (a '{' in a string only costs the slow path)
+        return text
+    return _canon(value)
+
+
+def _key_order(k: Any):
+    return (type(k).__name__, k)
+
+
+def _canon(v: Any) -> str:
+    t = type(v)
+    if t is dict:
+        try:
+            items = sorted(v.items(), key=lambda kv: _key_order(kv[0]))
+        except TypeError:  # keys of mixed shapes inside tuples: order by their text
+            items = sorted(v.items(), key=lambda kv: repr(kv[0]))
+        return "{" + ", ".join(f"{_canon(k)}: {_canon(x)}" for k, x in items) + "}"
+    if t is list:
+        return "[" + ", ".join(_canon(x) for x in v) + "]"
+    if t is tuple:
+        if len(v) == 1:
+            return f"({_canon(v[0])},)"
+        return "(" + ", ".join(_canon(x) for x in v) + ")"
+    return repr(v)
 
 
 # ---------------------------------------------------------------- literals

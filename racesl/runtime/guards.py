@@ -339,6 +339,7 @@ def g_szl(x):
 
 
 _BIG = 1 << MAX_INT_BITS
+_NBIG = -_BIG
 _MISSING = object()
 
 
@@ -349,7 +350,7 @@ def g_str(*args):
         t = type(v)
         if t is str:
             return v
-        if t is not int or not -_BIG < v < _BIG:
+        if t is not int or not _NBIG < v < _BIG:
             _check_text(v, True)
     return str(*args)
 
@@ -357,7 +358,7 @@ def g_str(*args):
 def g_int(x=0, base=_MISSING):
     """The `int` builtin: the result may not pass MAX_INT_BITS."""
     r = int(x) if base is _MISSING else int(x, base)
-    if not -_BIG < r < _BIG:
+    if not _NBIG < r < _BIG:
         _refuse(f"int() of {r.bit_length()} bits")
     return r
 

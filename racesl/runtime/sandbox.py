@@ -10,8 +10,8 @@ more seconds for each chunk), runs the watchdog for its whole life, and answers 
 16–256 calls with one message each (per MEASURED.md a message per call costs 450–650 µs,
 a chunk 9–44 µs a call).
 
-The parent watches every worker through a two-slot shared array (index of the call in
-progress, and when it started). A worker whose call runs past `wall + margin` — a C call the
+The parent watches every worker through a small shared array (index of the call in
+progress, when it started, its wall limit). A worker whose call runs past `wall + margin` — a C call the
 watchdog cannot interrupt, or a worker without a watchdog — is killed (SIGKILL, never
 abandoned) and replaced; that call is reported as "timeout", the other calls of its chunk are
 run again. A worker that dies (memory, SIGXCPU, a crash) is replaced the same way, its call
@@ -103,10 +103,13 @@ def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdo
         if cpu_s:
             _set_cpu_limit(resource, cpu_s)
         out = []
-        for k, (name, args, fuel) in enumerate(calls):
+        for k, call in enumerate(calls):
+            name, args, fuel = call[:3]
+            w = call[3] if len(call) > 3 and call[3] is not None else wall
+            progress[2] = w
             progress[0] = k
             progress[1] = monotonic()
-            o = prog.call(name, args, fuel=fuel, wall=wall if watchdog else None)
+            o = prog.call(name, args, fuel=fuel, wall=w if watchdog else None)
             progress[1] = 0.0
             out.append((o.value, o.status, o.steps, o.error, o.line))
         try:
@@ -134,8 +137,8 @@ class WorkerPool:
     started (RLIMIT_AS); `cpu_s`: CPU seconds a worker may spend on one chunk (RLIMIT_CPU;
     0: no limit); `wall`: the wall limit of one call inside the worker (its watchdog) —
     the parent kills a worker whose call passes `wall + margin` (margin: max(0.5, wall/2)
-    by default); `watchdog`: run the in-worker watchdog (off only for tests of the parent's
-    kill)."""
+    by default; a call may carry its own wall as a fourth element); `watchdog`: run the
+    in-worker watchdog (off only for tests of the parent's kill)."""
 
     def __init__(self, source: str, filename: str, *, workers: int, memory_mb: int = 512,
                  cpu_s: int = 60, wall: float = DEFAULT_WALL, watchdog: bool = True,
@@ -149,7 +152,7 @@ class WorkerPool:
         self.cpu_s = cpu_s
         self.wall = wall
         self.watchdog = watchdog
-        self.margin = max(0.5, wall / 2) if margin is None else margin
+        self.margin = margin  # None: max(0.5, wall / 2) for each call's wall
         self.restarts = 0  # workers killed or lost, and replaced
         self._ctx = mp.get_context("fork")
         self._workers: list[_Worker] = []
@@ -161,7 +164,7 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         parent, child = self._ctx.Pipe(duplex=True)
-        progress = self._ctx.RawArray("d", 2)
+        progress = self._ctx.RawArray("d", 3)  # call index, its start, its wall limit
         others = [w.conn for w in self._workers if w is not None]
         proc = self._ctx.Process(
             target=_worker_main, daemon=True, name="races-worker",
@@ -198,8 +201,9 @@ class WorkerPool:
 
     # ------------------------------------------------------------ batches
 
-    def run_batch(self, calls: list[tuple[str, tuple, int]]) -> list[Outcome]:
-        """Run `(function name, args, fuel)` calls; Outcomes in the same order."""
+    def run_batch(self, calls: list[tuple]) -> list[Outcome]:
+        """Run `(function name, args, fuel)` calls — or `(name, args, fuel, wall)` to give
+        one call its own wall limit — and return their Outcomes in the same order."""
         if self._closed:
             raise RuntimeError("WorkerPool is closed")
         n = len(calls)
@@ -211,8 +215,13 @@ class WorkerPool:
         queue = deque(items[i:i + size] for i in range(0, n, size))
         attempts: dict[int, int] = {}
         next_id = 0
-        poll = min(0.05, max(0.005, self.wall / 8))
-        limit = self.wall + self.margin
+        walls = [c[3] for c in calls if len(c) > 3 and c[3] is not None]
+        poll = min(0.05, max(0.005, min([self.wall, *walls]) / 8))
+        margin = self.margin
+
+        def limit_of(w: _Worker) -> float:
+            wall = w.progress[2] or self.wall
+            return wall + (max(0.5, wall / 2) if margin is None else margin)
 
         def requeue(job, skip):
             rest = [it for k, it in enumerate(job) if k != skip]
@@ -269,14 +278,14 @@ class WorkerPool:
                 # still running: is a call stuck?
                 started = w.progress[1]
                 k = int(w.progress[0])
-                if started and w.progress[1] == started and now - started > limit and 0 <= k < len(job):
+                if started and w.progress[1] == started and now - started > limit_of(w) and 0 <= k < len(job):
                     self._kill(w)
                     self._replace(w)
                     i = job[k][0]
                     results[i] = Outcome(None, "timeout", 0,
                                          f"Timeout: worker killed after {now - started:.2f} s")
                     requeue(job, k)
-                elif not started and now - w.since > len(job) * limit + 10:
+                elif not started and now - w.since > len(job) * (self.wall + 1) + 10:
                     reason = self._kill(w)  # stuck outside any call (sending a result?)
                     self._replace(w)
                     for i, _ in job:

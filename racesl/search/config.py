@@ -34,7 +34,7 @@ class Filters:
 
 
 FILTER_NAMES = ("error", "fuel", "timeout", "size", "assert", "domain", "value", "big_int", "long_text",
-                "repeated_char", "repeated_state", "sibling_duplicate", "law")
+                "repeated_char", "repeated_state", "sibling_duplicate", "law", "min_path")
 
 
 @attrs.frozen

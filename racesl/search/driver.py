@@ -64,8 +64,13 @@ class Generator:
     def build(self, i: int, quota: dict[str, float]) -> tuple[int, Task | None, Counter]:
         rng = item_rng(self.cfg.seed, "task", i)
         name, lo, hi = self.ops[rng.randrange(len(self.ops))]
-        size = rng.randint(lo, hi)
         stats: Counter = Counter()
+        if name != "parallel":  # chains shorter than min_path are degenerate
+            lo = max(lo, self.cfg.filters.min_path)
+            if lo > hi:
+                stats["min_path"] += 1
+                return i, None, stats
+        size = rng.randint(lo, hi)
         task = getattr(self.builder, name)(rng, size, quota, stats)
         return i, task, stats
 

@@ -132,3 +132,10 @@ def run_racesc(*args, cwd=None, timeout=120, env=None, check=True) -> subprocess
     if check:
         assert p.returncode == 0, f"racesc {' '.join(map(str, args))} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
     return p
+
+
+def start_racesc(*args, cwd=None, env=None) -> subprocess.Popen:
+    e = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    e.update(env or {})
+    return subprocess.Popen([RACESC, *map(str, args)], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=e)

@@ -1,0 +1,283 @@
+"""The language server: pygls wiring, document sync, debounce, and error containment.
+
+Responsiveness. An edit is applied to the text at once. Analysis (incremental parse and
+check) runs on the leading edge when the user had paused (no edit for `debounce` seconds),
+otherwise `debounce` after the last edit of a burst (at most `max_wait` after the burst
+began). A request (hover, completion, ...) flushes a pending analysis first, so answers
+always match the text the client sees. Diagnostics are published after each analysis.
+
+No handler may take the server down: each one catches and logs its own exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from pathlib import Path
+
+from lsprotocol import types as L
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from racesl import __version__
+from racesl.lsp import code_actions as CA
+from racesl.lsp import completion as CO
+from racesl.lsp import definition as DE
+from racesl.lsp import diagnostics as DG
+from racesl.lsp import hover as HO
+from racesl.lsp import index as I
+from racesl.lsp import symbols as SY
+from racesl.lsp.analysis import Analysis, Workspace
+from racesl.lsp.context import Positions, View
+from racesl.lsp.documents import uri_to_path
+from racesl.lsp.semantic_tokens import LEGEND, SemanticTokens
+
+log = logging.getLogger("racesl.lsp")
+
+DEFAULT_DEBOUNCE = 0.075
+MAX_WAIT = 0.4
+
+
+class RacesProtocol(LanguageServerProtocol):
+    """Keeps pygls from maintaining its own copy of each document (ours is authoritative:
+    it splits lines exactly at \\r\\n, \\r and \\n as LSP does, and clamps bad positions)."""
+
+    @lsp_method(L.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: L.DidOpenTextDocumentParams):
+        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(L.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: L.DidChangeTextDocumentParams):
+        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(L.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: L.DidCloseTextDocumentParams):
+        if (handler := self.fm.features.get(L.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+def _guard(default=None):
+    def deco(f):
+        @functools.wraps(f)
+        def wrapped(*args, **kwargs):
+            try:
+                return f(*args, **kwargs)
+            except Exception:  # noqa: BLE001 — log, answer empty, keep serving
+                log.exception("racesl lsp: %s failed", f.__name__)
+                return default() if callable(default) else default
+        return wrapped
+    return deco
+
+
+class RacesServer(LanguageServer):
+    def __init__(self, include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE):
+        super().__init__("racesl", __version__, protocol_cls=RacesProtocol,
+                         text_document_sync_kind=L.TextDocumentSyncKind.Incremental)
+        self.include = list(include or [])
+        self.debounce = debounce
+        self.ws = Workspace(self.include)
+        self.indexer = I.Indexer()
+        self.sem = SemanticTokens()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._burst_start: dict[str, float] = {}
+        self._last_edit: dict[str, float] = {}
+        self.timings: list[float] = []
+
+    # ------------------------------------------------------------ helpers
+
+    @property
+    def enc(self) -> str:
+        try:
+            e = self.workspace.position_encoding
+        except Exception:  # noqa: BLE001 — before initialize
+            e = None
+        return str(getattr(e, "value", e) or "utf-16")
+
+    def analyze_now(self, uri: str) -> Analysis | None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self._burst_start.pop(uri, None)
+        if uri not in self.ws.docs:
+            return None
+        prev = self.ws.analyses.get(uri)
+        try:
+            a = self.ws.analyze(uri)
+        except Exception:  # noqa: BLE001
+            log.exception("racesl lsp: analysis of %s failed", uri)
+            return prev
+        if a is not prev:
+            self.timings.append(a.elapsed)
+            self.publish(a)
+            for other in self.ws.dependents(uri):
+                self.schedule(other, force_delay=True)
+        return a
+
+    def publish(self, a: Analysis) -> None:
+        try:
+            diags = DG.for_document(a, Positions(self.ws, self.enc))
+        except Exception:  # noqa: BLE001
+            log.exception("racesl lsp: converting diagnostics of %s failed", a.uri)
+            diags = []
+        self.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=a.uri, diagnostics=diags,
+                                                                          version=a.version))
+
+    def schedule(self, uri: str, force_delay: bool = False) -> None:
+        loop = asyncio.get_event_loop()
+        now = time.monotonic()
+        last = self._last_edit.get(uri)
+        self._last_edit[uri] = now
+        pending = uri in self._timers
+        if not force_delay and not pending and (last is None or now - last >= self.debounce):
+            self.analyze_now(uri)  # leading edge: the user had paused
+            return
+        start = self._burst_start.setdefault(uri, now)
+        if pending:
+            self._timers.pop(uri).cancel()
+        delay = max(0.0, min(self.debounce, start + MAX_WAIT - now))
+        self._timers[uri] = loop.call_later(delay, self._fire, uri)
+
+    def _fire(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        self.analyze_now(uri)
+
+    def view(self, uri: str) -> View | None:
+        if uri not in self.ws.docs:
+            return None
+        a = self.analyze_now(uri) if (uri in self._timers or uri not in self.ws.analyses
+                                      or self.ws.analyses[uri].text is not self.ws.docs[uri].text) \
+            else self.ws.analyses[uri]
+        if a is None:
+            return None
+        return View(self.ws, a, self.enc, self.indexer)
+
+
+def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE) -> RacesServer:
+    server = RacesServer(include, debounce)
+
+    @server.feature(L.INITIALIZE)
+    @_guard()
+    def initialize(params: L.InitializeParams) -> None:
+        roots = []
+        for f in params.workspace_folders or []:
+            roots.append(uri_to_path(f.uri))
+        if not roots and params.root_uri:
+            roots.append(uri_to_path(params.root_uri))
+        elif not roots and params.root_path:
+            roots.append(params.root_path)
+        opts = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        include = server.include + [str(p) for p in opts.get("include", []) or []]
+        if "debounceMs" in opts:
+            try:
+                server.debounce = max(0.0, float(opts["debounceMs"]) / 1000)
+            except (TypeError, ValueError):
+                pass
+        server.ws = Workspace(include, [Path(r) for r in roots])
+
+    @server.feature(L.TEXT_DOCUMENT_DID_OPEN)
+    @_guard()
+    def did_open(params: L.DidOpenTextDocumentParams) -> None:
+        td = params.text_document
+        server.ws.open(td.uri, td.text, td.version)
+        server._last_edit.pop(td.uri, None)
+        server.analyze_now(td.uri)
+
+    @server.feature(L.TEXT_DOCUMENT_DID_CHANGE)
+    @_guard()
+    def did_change(params: L.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = server.ws.docs.get(uri)
+        if doc is None:
+            return
+        enc = server.enc
+        for ch in params.content_changes:
+            rng = getattr(ch, "range", None)
+            if rng is None:
+                doc.apply_change(None, None, ch.text, enc)
+            else:
+                doc.apply_change((rng.start.line, rng.start.character), (rng.end.line, rng.end.character),
+                                 ch.text, enc)
+        doc.version = params.text_document.version
+        server.schedule(uri)
+
+    @server.feature(L.TEXT_DOCUMENT_DID_CLOSE)
+    @_guard()
+    def did_close(params: L.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        timer = server._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        server.ws.close(uri)
+        server.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(L.TEXT_DOCUMENT_DID_SAVE)
+    @_guard()
+    def did_save(params: L.DidSaveTextDocumentParams) -> None:
+        server.ws.forget_workspace_files()
+
+    @server.feature(L.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @_guard()
+    def watched(params: L.DidChangeWatchedFilesParams) -> None:
+        server.ws.forget_workspace_files()
+
+    @server.feature(L.TEXT_DOCUMENT_HOVER)
+    @_guard()
+    def hover(params: L.HoverParams) -> L.Hover | None:
+        v = server.view(params.text_document.uri)
+        return HO.hover(v, params.position) if v is not None else None
+
+    @server.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=[".", "@", " "]))
+    @_guard()
+    def completion(params: L.CompletionParams) -> L.CompletionList | None:
+        v = server.view(params.text_document.uri)
+        return CO.complete(v, params.position) if v is not None else None
+
+    @server.feature(L.TEXT_DOCUMENT_DEFINITION)
+    @_guard(list)
+    def definition(params: L.DefinitionParams) -> list[L.Location]:
+        v = server.view(params.text_document.uri)
+        return DE.definition(v, params.position) if v is not None else []
+
+    @server.feature(L.TEXT_DOCUMENT_REFERENCES)
+    @_guard(list)
+    def references(params: L.ReferenceParams) -> list[L.Location]:
+        v = server.view(params.text_document.uri)
+        if v is None:
+            return []
+        return DE.references(v, params.position, bool(params.context and params.context.include_declaration))
+
+    @server.feature(L.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_guard(list)
+    def document_symbol(params: L.DocumentSymbolParams) -> list[L.DocumentSymbol]:
+        v = server.view(params.text_document.uri)
+        return SY.document_symbols(v) if v is not None else []
+
+    @server.feature(L.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+    @_guard(lambda: L.SemanticTokens(data=[]))
+    def semantic_tokens(params: L.SemanticTokensParams) -> L.SemanticTokens:
+        v = server.view(params.text_document.uri)
+        return server.sem.full(v) if v is not None else L.SemanticTokens(data=[])
+
+    @server.feature(L.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)
+    @_guard(lambda: L.SemanticTokens(data=[]))
+    def semantic_tokens_range(params: L.SemanticTokensRangeParams) -> L.SemanticTokens:
+        v = server.view(params.text_document.uri)
+        if v is None:
+            return L.SemanticTokens(data=[])
+        return server.sem.full(v, (params.range.start.line, params.range.end.line))
+
+    @server.feature(L.TEXT_DOCUMENT_CODE_ACTION,
+                    L.CodeActionOptions(code_action_kinds=[L.CodeActionKind.QuickFix]))
+    @_guard(list)
+    def code_action(params: L.CodeActionParams) -> list[L.CodeAction]:
+        return CA.code_actions(params.text_document.uri, params)
+
+    return server
+
+
+def serve(include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE) -> None:
+    build_server(include, debounce).start_io()

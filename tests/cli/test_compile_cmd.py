@@ -1,0 +1,198 @@
+"""`racesc compile`: formats, sidecars, configuration, errors, and atomic output when
+interrupted."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from racesl import resources
+from racesl.records import read_records
+from racesl.rewards import score
+from tests.search.taskutil import PYTHON, REPO, run_racesc, start_racesc, wrap
+
+TOY = '''\
+module toy
+
+type Nat = Int where 0 <= it <= 300
+
+def pick_n(rng, level) -> Int:
+    return rng.randint(2, 90)
+
+@sample(n=pick_n)
+env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
+    """Add {k} to n, capped at 300."""
+    return min(n + k, 300)
+
+@sample(n=pick_n)
+env triple(n: Nat) -> Nat:
+    """Multiply n by 3, capped at 300."""
+    return min(3 * n, 300)
+
+@sample(n=pick_n)
+env halve(n: Nat) -> Nat:
+    """Halve n, rounding down."""
+    return n // 2
+
+@sample(n=pick_n)
+env is_even(n: Nat) -> Bool:
+    """Return True when n is even."""
+    return n % 2 == 0
+'''
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    d = tmp_path_factory.mktemp("toycompile")
+    (d / "toy.races").write_text(TOY, encoding="utf-8")
+    return d / "toy.races"
+
+
+def _parts(d):
+    return sorted(p.name for p in d.iterdir() if p.name.endswith(".part"))
+
+
+# ------------------------------------------------------------ outputs
+
+
+def test_formats_sidecar_and_summary(toy, tmp_path):
+    """JSONL (with the summary on stdout) and verl's Parquet under its default name; the
+    plain Parquet format is covered by tests/search/test_determinism.py."""
+    p = run_racesc("compile", toy, "-n", 40, "-o", tmp_path / "a.jsonl", cwd=tmp_path)
+    for text in ("40 tasks", "tasks by operator and size", "expansions dropped", "signature graph",
+                 "usage per environment"):
+        assert text in p.stdout, text
+    run_racesc("compile", toy, "-n", 40, "--format", "verl", "-q", cwd=tmp_path)  # default name
+    a = read_records(tmp_path / "a.jsonl")
+    assert len(a) == 40
+    assert (tmp_path / "tasks.parquet").exists()
+    assert pq.read_table(tmp_path / "tasks.parquet").column_names == [
+        "data_source", "prompt", "ability", "reward_model", "extra_info"]
+    assert read_records(tmp_path / "tasks.parquet") == a
+    for name in ("a.jsonl", "tasks.parquet"):
+        side = json.loads((tmp_path / (name + ".library.json")).read_text())
+        assert side["library"] == a[0]["library"]
+        assert side["modules"] == {"toy": TOY}
+    assert _parts(tmp_path) == []
+    for r in a:
+        assert score(r, wrap(r["answer"])) == 1.0
+
+
+def test_operators_option(toy, tmp_path):
+    out = tmp_path / "o.jsonl"
+    run_racesc("compile", toy, "-n", 30, "-o", out, "--operators", "loop=3-4,sort=2", "-q", cwd=tmp_path)
+    recs = read_records(out)
+    assert {r["operator"] for r in recs} <= {"loop", "sort"}
+    assert all(3 <= r["size"] <= 4 for r in recs if r["operator"] == "loop")
+    assert all(r["size"] == 2 for r in recs if r["operator"] == "sort")
+
+
+def test_races_toml_and_command_line_wins(toy, tmp_path):
+    (tmp_path / "toy.races").write_text(TOY, encoding="utf-8")
+    (tmp_path / "loop.txt").write_text("LOOP {x0} x{times}: {description}", encoding="utf-8")
+    (tmp_path / "races.toml").write_text(
+        '[compile]\nn = 12\nseed = 4\nsources = ["toy.races"]\n\n[operators]\nloop = "2-2"\n\n'
+        '[templates]\nloop = "loop.txt"\n', encoding="utf-8")
+    run_racesc("compile", "-o", "x.jsonl", "-q", cwd=tmp_path)
+    recs = read_records(tmp_path / "x.jsonl")
+    assert len(recs) == 12 and {r["seed"] for r in recs} == {4}
+    assert all(r["operator"] == "loop" and r["size"] == 2 for r in recs)
+    assert all(r["prompt"].startswith("LOOP " + r["input"] + " x2: ") for r in recs)
+    run_racesc("compile", "-o", "y.jsonl", "-n", 5, "--seed", 9, "-q", cwd=tmp_path)
+    recs = read_records(tmp_path / "y.jsonl")
+    assert len(recs) == 5 and {r["seed"] for r in recs} == {9}
+
+
+def test_too_small_a_library_warns(tmp_path):
+    (tmp_path / "one.races").write_text('''module one
+
+env halve(n: Int where 8 <= it <= 9) -> Int where 4 <= it <= 4:
+    """Halve n, rounding down."""
+    return n // 2
+''', encoding="utf-8")
+    p = run_racesc("compile", tmp_path / "one.races", "-n", 50, "-o", tmp_path / "t.jsonl", "-q", cwd=tmp_path)
+    assert "only" in p.stderr and "of 50 tasks" in p.stderr
+    assert len(read_records(tmp_path / "t.jsonl")) < 50
+
+
+@pytest.mark.parametrize("args, code", [
+    (["--workers", "0"], 2),
+    (["--operators", "nosuch"], 2),
+    (["--config", "missing.toml"], 2),
+])
+def test_usage_errors_write_nothing(toy, tmp_path, args, code):
+    p = run_racesc("compile", toy, "-n", 5, "-o", tmp_path / "t.jsonl", *args, cwd=tmp_path, check=False)
+    assert p.returncode == code, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_bad_sources_write_nothing(tmp_path):
+    (tmp_path / "bad.races").write_text("module bad\n\nenv oops(n: Int) -> Int:\n    return n\n", encoding="utf-8")
+    p = run_racesc("compile", tmp_path / "bad.races", "-n", 5, "-o", tmp_path / "t.jsonl", cwd=tmp_path, check=False)
+    assert p.returncode == 1
+    assert "nothing was written" in p.stderr
+    assert not (tmp_path / "t.jsonl").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    p = run_racesc("compile", empty, "-n", 5, "-o", tmp_path / "t.jsonl", cwd=tmp_path, check=False)
+    assert p.returncode == 2 and not (tmp_path / "t.jsonl").exists()
+
+
+# ------------------------------------------------------------ interrupted compiles
+
+
+@pytest.mark.parametrize("sig, after, old", [(signal.SIGINT, 1.5, True), (signal.SIGTERM, 3.0, False)])
+def test_interrupted_compile_leaves_nothing_half_written(tmp_path, sig, after, old):
+    out = tmp_path / "out.jsonl"
+    if old:
+        out.write_text('{"old": "complete"}\n')
+    p = start_racesc("compile", resources.stdlib_dir(), "-n", 20000, "-o", out, "-q", cwd=tmp_path)
+    time.sleep(after)
+    assert p.poll() is None, "the compile finished before it could be interrupted"
+    p.send_signal(sig)
+    p.communicate(timeout=60)
+    assert p.returncode != 0
+    if old:
+        assert out.read_text() == '{"old": "complete"}\n'
+    else:
+        assert not out.exists()
+    assert not (tmp_path / "out.jsonl.library.json").exists()
+    assert _parts(tmp_path) == []
+
+
+_DURING_WRITE = """
+import os, signal, sys, time
+import racesl.records as R
+sig = getattr(signal, sys.argv[1])
+orig, count = R.dumps, [0]
+def dumps(r):
+    count[0] += 1
+    if count[0] == 20:  # halfway through writing the file
+        os.kill(os.getpid(), sig)
+        time.sleep(5)
+    return orig(r)
+R.dumps = dumps
+from racesl.cli.main import main
+sys.exit(main(["compile", sys.argv[2], "-n", "40", "-o", sys.argv[3], "-q"]))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_signal_while_writing_leaves_no_temp_file(toy, tmp_path, sig):
+    """A signal that arrives while the records are being written: the old file stays and the
+    temporary `.part` file goes. atomic_write cleans up on any Python exception, but the CLI
+    installs no SIGTERM handler, so SIGTERM (what `kill`, `timeout` and job schedulers send)
+    kills the process inside `write(tmp)` and leaves `.out.jsonl.XXXX.part` behind."""
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    p = subprocess.run([PYTHON, "-c", _DURING_WRITE, sig, str(toy), str(out)], cwd=REPO, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode != 0, p.stderr
+    assert out.read_text() == "old\n"
+    assert _parts(tmp_path) == [], "temporary file left behind"

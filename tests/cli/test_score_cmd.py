@@ -1,0 +1,132 @@
+"""`racesc score TASKS COMPLETIONS [-o SCORES]`: `{"id", "score"}` rows and a summary
+table; unknown ids and unreadable lines are counted, not fatal."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+
+import pytest
+
+from racesl.library import load
+from racesl.records import read_records
+from tests.rewards.test_libraries import TOY
+from tests.search.taskutil import oracle_reaches, run_racesc, wrap
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    d = tmp_path_factory.mktemp("scorecmd")
+    (d / "shop.races").write_text(TOY, encoding="utf-8")
+    run_racesc("compile", d / "shop.races", "-n", 60, "-o", d / "tasks.jsonl", "-q",
+               "--operators", "sequential=2-3,sort=2-3,select=2-3,loop=2-3", cwd=d)
+    records = read_records(d / "tasks.jsonl")
+    lib = load([d / "shop.races"])
+    assert lib.hash == records[0]["library"]
+    rows, want = [], {}
+
+    def add(rid, completion, score):
+        rows.append({"id": rid, "completion": completion})
+        want.setdefault(rid, []).append(score)
+
+    reexec = 0
+    for r in records:
+        add(r["id"], wrap(r["answer"]), 1.0)
+        if r["operator"] == "sequential":
+            add(r["id"], wrap("[" + r["trace"][0] + ", 'x']"), 1 / len(r["trace"]))
+        elif r["operator"] == "loop":
+            add(r["id"], wrap(r["trace"][-2]), 0.0)
+        else:
+            labels = r["answer"].split(", ")
+            for p in itertools.permutations(labels):
+                if list(p) != labels:
+                    add(r["id"], wrap(" ".join(p)), 1.0 if oracle_reaches(lib, r, list(p)) else 0.0)
+                    reexec += want[r["id"]][-1] == 1.0
+                    break
+    assert reexec > 0, "no order/selection other than the recorded one reaches a target"
+    junk = ['{"id": "races-9-999999", "completion": "<answer>1</answer>"}', "not json", '{"id": "x"}',
+            '{"completion": "y"}', "", "[1, 2]"]
+    with open(d / "completions.jsonl", "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+        for line in junk:
+            f.write(line + "\n")
+    return d, records, rows, want
+
+
+def test_scores_to_file(compiled):
+    d, records, rows, want = compiled
+    p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", d / "scores.jsonl", cwd=d)
+    got = [json.loads(line) for line in (d / "scores.jsonl").read_text().splitlines()]
+    assert [g["id"] for g in got] == [r["id"] for r in rows]
+    assert all(set(g) == {"id", "score"} for g in got)
+    by_id: dict = {}
+    for g in got:
+        by_id.setdefault(g["id"], []).append(g["score"])
+    assert by_id == want
+    # the table: one row per (operator, size), on stdout when the scores go to a file
+    assert f"mean score of {len(rows)} completions" in p.stdout
+    for op in {r["operator"] for r in records}:
+        assert op in p.stdout
+    # an unknown id and four unreadable lines (junk list minus the blank line and the unknown id)
+    assert "1 completions name unknown tasks" in p.stderr
+    assert "4 lines were unreadable" in p.stderr
+
+
+def test_scores_to_stdout(compiled):
+    d, _, rows, _ = compiled
+    p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", cwd=d)
+    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    assert len(lines) == len(rows)
+    assert "mean score" in p.stderr
+
+
+def test_library_option(compiled, tmp_path):
+    """Without the sidecar beside TASKS, re-executed answers need --library; with neither,
+    they score 0 and nothing fails."""
+    d, _, rows, want = compiled
+    shutil.copy(d / "tasks.jsonl", tmp_path / "tasks.jsonl")
+    shutil.copy(d / "completions.jsonl", tmp_path / "c.jsonl")
+    shutil.copy(d / "tasks.jsonl.library.json", tmp_path / "lib.json")
+    run_racesc("score", tmp_path / "tasks.jsonl", tmp_path / "c.jsonl", "-o", tmp_path / "with.jsonl",
+               "--library", tmp_path / "lib.json", cwd=tmp_path)
+    run_racesc("score", tmp_path / "tasks.jsonl", tmp_path / "c.jsonl", "-o", tmp_path / "without.jsonl",
+               cwd=tmp_path, env={"RACESL_LIBRARY_PATH": ""})
+    w = [json.loads(x)["score"] for x in (tmp_path / "with.jsonl").read_text().splitlines()]
+    wo = [json.loads(x)["score"] for x in (tmp_path / "without.jsonl").read_text().splitlines()]
+    expected = []
+    seen: dict = {}
+    for r in rows:
+        k = seen.get(r["id"], 0)
+        expected.append(want[r["id"]][k])
+        seen[r["id"]] = k + 1
+    assert w == expected
+    assert sum(wo) < sum(w)  # other orders/selections cannot be checked without the library
+    assert all(b <= a for a, b in zip(w, wo))
+
+
+def test_bad_inputs(compiled, tmp_path):
+    d, *_ = compiled
+    p = run_racesc("score", tmp_path / "missing.jsonl", d / "completions.jsonl", cwd=tmp_path, check=False)
+    assert p.returncode == 2 and "cannot read tasks" in p.stderr
+    (tmp_path / "side.json").write_text("{}")
+    p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "--library", tmp_path / "side.json",
+                   cwd=tmp_path, check=False)
+    assert p.returncode == 2 and "cannot load library" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_missing_or_undecodable_completions(compiled, tmp_path):
+    """A missing COMPLETIONS file is a usage error (exit 2 and a message, like a missing
+    TASKS file), and a line that is not UTF-8 is an unreadable line, counted like the others.
+    Today score.py opens COMPLETIONS outside any try: both end in a Python traceback."""
+    d, records, *_ = compiled
+    p = run_racesc("score", d / "tasks.jsonl", tmp_path / "missing.jsonl", cwd=tmp_path, check=False)
+    assert (p.returncode, "Traceback" in p.stderr) == (2, False), p.stderr[-400:]
+    assert "missing.jsonl" in p.stderr
+    good = json.dumps({"id": records[0]["id"], "completion": wrap(records[0]["answer"])})
+    (tmp_path / "c.jsonl").write_bytes(b"\xff\xfe{}\n" + good.encode() + b"\n")
+    p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", cwd=tmp_path, check=False)
+    assert (p.returncode, "Traceback" in p.stderr) == (0, False), p.stderr[-400:]
+    assert [json.loads(x) for x in p.stdout.splitlines()] == [{"id": records[0]["id"], "score": 1.0}]

@@ -1,0 +1,164 @@
+"""The instrumentation rewrite itself: shape, determinism, analysis, and what it guards."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from racesl.lower.instrument import (
+    BOX, DEPTH, LINEMAP_TAG, _Scope, instrument, line_map, lower_to_source,
+)
+from racesl.runtime import Program
+from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
+from tests.runtime import typical_corpus as corpus
+from tests.runtime.test_rt_semantics import FAILING, TRICKY
+
+
+def mod(src: str) -> ast.Module:
+    return ast.parse(textwrap.dedent(src))
+
+
+def names_called(src: str, **kw) -> list[str]:
+    out = instrument(mod(src), **kw)
+    return [n.func.id for n in ast.walk(out) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+
+
+ALL_SOURCES = [corpus.SOURCE, TRICKY, FAILING]
+
+
+def test_input_module_is_not_modified():
+    m = mod(corpus.SOURCE)
+    before = ast.dump(m, include_attributes=True)
+    instrument(m, int_params=corpus.int_params())
+    lower_to_source(m)
+    assert ast.dump(m, include_attributes=True) == before
+
+
+@pytest.mark.parametrize("src", ALL_SOURCES)
+def test_source_is_deterministic_and_compiles(src):
+    a = lower_to_source(mod(src), int_params=corpus.int_params())
+    b = lower_to_source(mod(src), int_params=corpus.int_params())
+    assert a == b
+    compile(a, "x.races", "exec")
+    assert a.rstrip("\n").rsplit("\n", 1)[1].startswith(LINEMAP_TAG)
+
+
+@pytest.mark.parametrize("src", ALL_SOURCES)
+def test_every_helper_name_exists_in_the_runtime(src):
+    out = instrument(mod(src))
+    funcs = {f.name for f in out.body}
+    local = set()
+    for f in out.body:
+        for n in ast.walk(f):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                local.add(n.id)
+            elif isinstance(n, ast.arg):
+                local.add(n.arg)
+    for n in ast.walk(out):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id.startswith("_races"):
+            assert n.id in RUNTIME or n.id in local, n.id
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            assert (n.id in SAFE_BUILTINS or n.id in local or n.id in funcs
+                    or n.id in ("True", "False", "None")), n.id
+
+
+def test_signature_and_line_numbers():
+    out = instrument(mod("def f(a, b):\n    x = a\n    return x\n"))
+    f = out.body[0]
+    assert [a.arg for a in f.args.args] == [BOX, DEPTH, "a", "b"]
+    for n in ast.walk(out):
+        if isinstance(n, (ast.stmt, ast.expr)):
+            assert 1 <= n.lineno <= 3
+
+
+def test_line_map_points_into_the_races_source():
+    m = mod(FAILING)
+    inst = instrument(m)
+    src = ast.unparse(inst)
+    lm = line_map(inst, src)
+    orig_lines = {n.lineno for n in ast.walk(m) if isinstance(n, ast.stmt)}
+    assert lm["lines"] and {o for _, o in lm["lines"]} <= orig_lines
+
+
+@pytest.mark.parametrize("src,expect", [
+    ("def f(n):\n    return n + 1\n", {"n"}),
+    ("def f(s):\n    t = 0\n    for c in s:\n        t += len(c) * 2\n    return t\n", {"t"}),
+    ("def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n", {"t"}),
+    ("def f(xs):\n    t = xs[0]\n    for x in xs:\n        t += x\n    return t\n", set()),
+    ("def f(k):\n    for i in range(k):\n        j = i * 2\n    return 0\n", {"i", "j", "k"}),
+    ("def f(s):\n    for i, c in enumerate(s):\n        pass\n    return 0\n", {"i"}),
+    ("def f(n):\n    q, r = divmod(n, 10)\n    a, b = 0, 1\n    a, b = b, a + b\n    return q\n",
+     {"n", "q", "r", "a", "b"}),
+    ("def f(s):\n    x = 1\n    x = s\n    return x\n", set()),
+    ("def f(a, b):\n    m = max(a, b)\n    k = max(a, 3)\n    return m\n", {"a", "b", "m", "k"}),
+    ("def f(s):\n    n = s.count('a') + s.find('b') + ord(s[0])\n    return n\n", {"n"}),
+])
+def test_number_inference(src, expect):
+    fn = mod(src).body[0]
+    ints = frozenset(p for p in ("n", "k", "a", "b") if p in {a.arg for a in fn.args.args})
+    scope = _Scope(fn, ints, frozenset({"f"}))
+    assert set(scope.num) == expect
+
+
+@pytest.mark.parametrize("src,guarded", [
+    ("def f(n):\n    return n + 1\n", False),
+    ("def f(s, t):\n    return s + t\n", True),
+    ("def f(s):\n    return s + 'x'\n", False),
+    ("def f(s):\n    return [1] + s\n", False),
+    ("def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n", False),
+    ("def f(s):\n    out = ''\n    for c in s:\n        out += c\n    return out\n", True),
+    ("def f(n):\n    return n * 3\n", False),
+    ("def f(n):\n    return n * n\n", True),
+    ("def f(s):\n    return s * 3\n", True),
+    ("def f(n):\n    return n % 7\n", False),
+    ("def f(s):\n    return s % 7\n", True),
+    ("def f(n):\n    return 2 ** 10\n", False),
+    ("def f(n):\n    return 2 ** n\n", True),
+    ("def f(n):\n    return n << 3\n", False),
+    ("def f(n):\n    return 1 << n\n", True),
+    ("def f(s):\n    return f'{s}'\n", True),
+    ("def f(n):\n    return f'{n}-{n:>5}'\n", False),
+])
+def test_guards_only_where_values_can_grow(src, guarded):
+    called = names_called(src, int_params={"f": frozenset({"n"})})
+    g = [c for c in called if c.startswith("_races_g_")]
+    assert bool(g) == guarded, called
+
+
+def test_loops_with_literal_membership_fold_the_charge():
+    src = "def f(s):\n    n = 0\n    for c in s:\n        if c in 'aeiou':\n            n += 1\n    return n\n"
+    text = lower_to_source(mod(src))
+    fast = text.split("else:")[0]
+    assert " * 6 <= _races_f" in fast  # 1 for the iteration + 5 for `in 'aeiou'`, up front
+    assert ":=" not in fast  # so the fast copy charges nothing per iteration
+    assert Program.from_source(text, "x").call("f", ("education",)).steps == 9 * 6
+
+
+def test_leaf_functions_skip_the_depth_test():
+    out = lower_to_source(mod("def leaf(x):\n    return x\n\ndef caller(x):\n    return leaf(x)\n"))
+    leaf, caller = out.split("def caller")
+    assert DEPTH + " > " not in leaf
+    assert DEPTH + " > " in caller
+
+
+@pytest.mark.parametrize("src", [
+    "def f():\n    try:\n        pass\n    except Exception:\n        pass\n",
+    "def f():\n    def g():\n        pass\n",
+    "def f():\n    global x\n",
+    "def f():\n    with x:\n        pass\n",
+    "x = 1\n",
+    "def f(a=1):\n    return a\n",
+    "def f(*a):\n    return a\n",
+])
+def test_outside_the_subset_is_refused(src):
+    with pytest.raises(ValueError):
+        instrument(mod(src))
+
+
+def test_unknown_names_are_not_program_functions():
+    # a bare reference to a name that is neither local, builtin nor a module function is
+    # left alone (NameError when run) instead of being wrapped as a helper
+    out = lower_to_source(mod("def f():\n    return open\n"))
+    assert "lambda" not in out

@@ -1,0 +1,377 @@
+"""Fuel: every rule of docs/language.md §4.6 charges exactly, and the cut-off happens at
+the budget (both in the precharged fast paths and in the ticking slow copies)."""
+
+from __future__ import annotations
+
+import pytest
+
+from racesl.runtime import Program
+
+from .rtutil import program, run
+
+
+def steps(src, name="f", *args, fuel=10_000, **kw):
+    out = run(src, name, *args, fuel=fuel, **kw)
+    assert out.status == "ok", out
+    return out.steps
+
+
+def boundary(src, name="f", *args, **kw):
+    """The steps of a run, after checking that exactly that budget suffices and one less
+    does not (in both compilation routes)."""
+    s = steps(src, name, *args, **kw)
+    for via_source in (False, True):
+        prog = program(src, kw.get("int_params"), via_source=via_source)
+        ok = prog.call(name, args, fuel=s)
+        assert ok.status == "ok" and ok.steps == s, ok
+        if s:
+            cut = prog.call(name, args, fuel=s - 1)
+            assert cut.status == "fuel", cut
+            assert cut.steps == s - 1
+    return s
+
+
+# ------------------------------------------------------------------ loops
+
+
+def test_for_range_costs_its_length():
+    src = """
+    def f(n):
+        t = 0
+        for i in range(n):
+            t += i
+        return t
+    """
+    assert boundary(src, "f", 5) == 5
+    assert boundary(src, "f", 5, int_params={"f": frozenset({"n"})}) == 5
+    assert steps(src, "f", 0) == 0
+
+
+def test_for_over_str_list_tuple_dict():
+    src = """
+    def f(s, xs, t, d):
+        n = 0
+        for c in s:
+            n += 1
+        for x in xs:
+            n += 1
+        for y in t:
+            n += 1
+        for k in d:
+            n += 1
+        for k, v in d.items():
+            n += 1
+        return n
+    """
+    assert boundary(src, "f", "abc", [1, 2], (1,), {"a": 1, "b": 2}) == 3 + 2 + 1 + 2 + 2
+
+
+def test_while_costs_one_an_iteration():
+    src = """
+    def f(n):
+        i = 0
+        while i < n:
+            i += 1
+        return i
+    """
+    assert boundary(src, "f", 7) == 7
+
+
+def test_while_with_charging_test():
+    src = """
+    def h(i):
+        return i < 3
+    def f():
+        i = 0
+        while h(i):
+            i += 1
+        else:
+            i += 10
+        return i
+    """
+    # 4 helper calls (the last one false) + 3 iterations
+    assert boundary(src) == 4 + 3
+    assert run(src, "f").value == 13
+
+
+def test_break_stops_charging():
+    src = """
+    def f():
+        for i in range(10):
+            if i == 3:
+                break
+        return i
+    """
+    assert boundary(src) == 4
+
+
+def test_early_return_refunds_the_rest():
+    src = """
+    def f(xs, v):
+        for i, x in enumerate(xs):
+            if x == v:
+                return i
+        return -1
+    """
+    xs = list(range(50))
+    assert boundary(src, "f", xs, 37) == 50 + 38  # enumerate's length + 38 iterations
+    assert boundary(src, "f", xs, 99) == 50 + 50
+
+
+def test_early_exit_with_zip_and_reversed():
+    src = """
+    def f(a, b):
+        n = 0
+        for x, y in zip(a, b):
+            if x != y:
+                break
+            n += 1
+        for x in reversed(a):
+            if x == "b":
+                return n
+        return -n
+    """
+    # zip: min length 4, 3 iterations (break at the third); reversed: 5 + 4 iterations
+    assert boundary(src, "f", "abcde", "abXd") == 4 + 3 + 5 + 4
+
+
+def test_nested_loops_and_continue():
+    src = """
+    def f(n):
+        t = 0
+        for i in range(n):
+            if i % 2:
+                continue
+            for j in range(i):
+                t += j
+        return t
+    """
+    # outer 6; inner for i = 0, 2, 4: 0 + 2 + 4
+    assert boundary(src, "f", 6) == 6 + 6
+
+
+def test_loop_mutating_its_list_ticks():
+    src = """
+    def f(xs):
+        for x in xs:
+            if len(xs) < 10:
+                xs.append(x)
+        return len(xs)
+    def g(xs):
+        for x in xs:
+            xs.append(x)
+        return 0
+    """
+    assert boundary(src, "f", [1, 2]) == 10
+    assert run(src, "g", [1], fuel=1000).status == "fuel"
+
+
+def test_enumerate_and_zip_loops():
+    src = """
+    def f(s):
+        for i, c in enumerate(s):
+            pass
+        for a, b in zip(s, "xy"):
+            pass
+        for i, c in enumerate(s, 1):
+            pass
+        return 0
+    """
+    assert boundary(src, "f", "abcd") == 8 + 4 + 8
+
+
+# ------------------------------------------------------------------ comprehensions
+
+
+def test_comprehension_costs_its_elements():
+    assert boundary("def f():\n    return [x for x in [1, 2, 3]]\n") == 3
+    assert boundary("def f(s):\n    return {c: 1 for c in s if c != 'a'}\n", "f", "abca") == 4
+    assert boundary("def f(s):\n    return {c for c in s}\n", "f", "abca") == 4
+
+
+def test_nested_comprehension():
+    assert boundary("def f():\n    return [(a, b) for a in 'ab' for b in 'xyz']\n") == 2 + 2 * 3
+
+
+def test_generator_into_a_full_consumer():
+    assert boundary("def f(xs):\n    return sum(x * x for x in xs)\n", "f", [1, 2, 3, 4]) == 4
+    assert boundary("def f(s):\n    return ''.join(c.upper() for c in s)\n", "f", "abc") == 3
+
+
+def test_stored_generator_ticks():
+    src = """
+    def f(xs):
+        g = (x + 1 for x in xs)
+        return sum(g)
+    """
+    assert boundary(src, "f", [1, 2, 3]) == 3
+
+
+def test_any_all_charge_what_they_consume():
+    assert boundary("def f():\n    return any(x > 2 for x in [1, 2, 3, 4, 5])\n") == 3
+    assert boundary("def f():\n    return all(x < 2 for x in [1, 2, 3, 4, 5])\n") == 2
+    assert boundary("def f(s):\n    return all(c.isalpha() for c in s)\n", "f", "abcd") == 4
+    assert boundary("def f(s):\n    return any(c == 'z' for c in s)\n", "f", "abcd") == 4
+
+
+def test_any_with_charging_elements():
+    src = """
+    def h(x):
+        return x > 1
+    def f():
+        return any(h(x) for x in [1, 2, 3])
+    """
+    assert boundary(src) == 2 + 2  # two elements consumed, two helper calls
+
+
+def test_zip_and_enumerate_in_comprehensions():
+    assert boundary("def f():\n    return [a + b for a, b in zip('ab', 'cde')]\n") == 2 + 2
+    assert boundary("def f():\n    return [i for i, c in enumerate('abc')]\n") == 3 + 3
+
+
+# ------------------------------------------------------------------ calls
+
+
+def test_helper_call_costs_one():
+    src = """
+    def h(x):
+        return x
+    def f():
+        return h(1) + h(2)
+    """
+    assert boundary(src) == 2
+
+
+def test_recursion_shares_the_budget():
+    src = """
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+    def loop_then_recurse(n):
+        t = 0
+        for i in range(n):
+            t += i
+        return t + fact(n)
+    """
+    assert boundary(src, "fact", 5) == 4
+    assert boundary(src, "loop_then_recurse", 10) == 10 + 10  # the call of fact(10) and 9 more
+
+
+def test_helper_loops_count_against_the_caller():
+    src = """
+    def h(n):
+        t = 0
+        for i in range(n):
+            t += i
+        return t
+    def f():
+        return [h(k) for k in range(4)]
+    """
+    assert boundary(src) == 4 + 4 + (0 + 1 + 2 + 3)
+
+
+def test_lambda_calls_cost_one_each():
+    assert boundary("def f(xs):\n    return sorted(xs, key=lambda x: -x)\n", "f", [3, 1, 2]) == 3 + 3
+    src = """
+    def f(xs):
+        k = lambda x: x % 3
+        return [k(x) for x in xs]
+    """
+    assert boundary(src, "f", [1, 2, 3, 4]) == 4 + 4
+
+
+def test_helper_as_key():
+    src = """
+    def neg(x):
+        return -x
+    def f(xs):
+        return sorted(xs, key=neg)
+    """
+    assert boundary(src, "f", [3, 1, 2]) == 3 + 3
+
+
+# ------------------------------------------------------------------ builtins
+
+
+@pytest.mark.parametrize("expr,cost", [
+    ("sum(xs)", 5), ("sorted(xs)", 5), ("max(xs)", 5), ("min(xs)", 5), ("list(xs)", 5),
+    ("tuple(xs)", 5), ("set(xs)", 5), ("any(xs)", 5), ("all(xs)", 5), ("list(reversed(xs))", 5),
+    ("list(enumerate(xs))", 5), ("list(zip(xs, 'abc'))", 3), ("dict(zip(xs, xs))", 5),
+    ("len(xs)", 0), ("max(1, 2)", 0), ("min(xs[0], 3)", 0), ("sum(range(10))", 10),
+    ("list(range(4))", 4), ("'-'.join(['a', 'b'])", 2), ("xs.copy()", 0), ("3 in xs", 5),
+    ("3 in {1, 2}", 0), ("'a' in 'abc'", 3), ("'a' in {'a': 1}", 0), ("3 in range(10)", 0),
+    ("xs.index(3)", 0), ("sorted(xs, reverse=True)", 5), ("max(xs, key=abs)", 5),
+])
+def test_builtin_charges(expr, cost):
+    assert boundary(f"def f(xs):\n    return {expr}\n", "f", [5, 3, 1, 4, 2]) == cost
+
+
+def test_sort_method_and_in_tests():
+    src = """
+    def f(xs, s):
+        xs.sort()
+        n = 0
+        for c in s:
+            if c in "aeiou":
+                n += 1
+        return n, xs
+    """
+    assert boundary(src, "f", [3, 1, 2], "hello") == 3 + 5 + 5 * 5
+
+
+def test_in_with_a_variable_haystack():
+    src = """
+    def f(s):
+        vowels = "aeiou"
+        n = 0
+        for c in s:
+            if c in vowels and c not in ["e"]:
+                n += 1
+        return n
+    """
+    # per iteration: 1 + 5 (the str); `not in [..]` (1) only when the first test holds
+    assert boundary(src, "f", "hello") == 5 * 6 + 2
+
+
+def test_charge_happens_before_the_builtin_runs():
+    out = run("def f(n):\n    return sum(range(n + 1))\n", "f", 1000)
+    assert out.status == "fuel" and out.steps == 400
+    assert run("def f(n):\n    return sum(range(n + 1))\n", "f", 398).status == "ok"
+
+
+def test_default_budget_is_400():
+    src = """
+    def f(n):
+        for i in range(n):
+            pass
+        return n
+    """
+    prog = program(src)
+    assert prog.call("f", (400,)).status == "ok"
+    assert prog.call("f", (401,)).status == "fuel"
+    fast = prog.function("f")
+    assert fast(400, 400) == (400, 400)
+
+
+def test_fast_path_reports_steps():
+    prog = program("def f(xs):\n    return sorted(xs)\n")
+    assert prog.function("f")(100, [3, 2, 1]) == ([1, 2, 3], 3)
+    raw = prog.raw("f")
+    box = [100 + 1, 2.0]
+    assert raw(box, 0, [2, 1]) == [1, 2] and 100 - box[0] == 2
+
+
+def test_programs_are_independent_calls():
+    prog = program("def f(n):\n    for i in range(n):\n        pass\n    return n\n")
+    outs = [prog.call("f", (n,), fuel=10) for n in (3, 12, 5)]
+    assert [o.status for o in outs] == ["ok", "fuel", "ok"]
+    assert [o.steps for o in outs] == [3, 10, 5]
+
+
+def test_a_body_cannot_reach_the_box():
+    # the instrumented names start with _races_, which the checker reserves; even when
+    # called with the box, a body only sees its own parameters
+    prog = program("def f(x):\n    return x\n")
+    assert isinstance(prog, Program)
+    assert prog.call("f", (5,)).value == 5
