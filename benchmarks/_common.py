@@ -34,11 +34,12 @@ def geomean(xs) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def figure(name: str, value: float, unit: str, goal: float | None = None, op: str | None = None) -> dict:
+def figure(name: str, value: float, unit: str, goal: float | None = None, op: str | None = None,
+           note: str | None = None) -> dict:
     met = None
     if goal is not None and op is not None:
         met = value <= goal if op == "<=" else value >= goal
-    return {"figure": name, "value": value, "unit": unit, "goal": goal, "op": op, "met": met}
+    return {"figure": name, "value": value, "unit": unit, "goal": goal, "op": op, "met": met, "note": note}
 
 
 def machine() -> dict:

@@ -5,17 +5,19 @@ exec'd with the real builtins) against the instrumented program called through
 `Program.function` inside one `WATCHDOG.session()` (the hot-loop form), and print the
 ratio per body, its geometric mean and median.
 
-    .venv/bin/python benchmarks/bench_fuel_micro.py [--repeat 7] [--number 2000]
+    .venv/bin/python benchmarks/bench_fuel_micro.py [--rounds 41] [--block 0.002]
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import gc
 import importlib.util
 import math
 import statistics
 import sys
+import time
 import timeit
 from pathlib import Path
 
@@ -33,39 +35,66 @@ def load_corpus():
     return mod
 
 
-def _best(fn, number: int, repeat: int) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def measure(rounds: int, block_s: float, fuel: int = 10**6):
+    """[(body, plain µs, instrumented µs, ratio)].
 
-
-def measure(repeat: int, number: int, fuel: int = 10**6):
-    """[(body, plain µs, instrumented µs, ratio)]. The corpus bodies do not mutate their
-    arguments (tests/runtime check that), so both variants share one argument tuple.
-    Plain and instrumented timings alternate, and each keeps its best of `repeat` rounds,
-    so that load from other processes hurts both alike."""
+    The corpus bodies do not mutate their arguments (tests/runtime check that), so both
+    variants share one argument tuple. Each round times a block of plain calls and a block of
+    instrumented calls back to back (CPU time, ~`block_s` each, order alternating), so both
+    see the same load; the ratio of a body is the median of its per-round ratios, which
+    stays put on a shared, busy machine where absolute times move ±30-50%."""
     corpus = load_corpus()
     plain: dict = {}
     exec(compile(corpus.SOURCE, "plain", "exec"), plain)
     prog = Program.from_module(ast.parse(corpus.SOURCE), "bench.races",
                                int_params=corpus.int_params())
     rows = []
+    clock = time.process_time
     with WATCHDOG.session():
         for name, args, _ in corpus.CASES:
             f = plain[name]
             g = prog.function(name)
-            p = i = float("inf")
-            for _ in range(repeat):
-                p = min(p, _best(lambda: f(*args), number, 1))
-                i = min(i, _best(lambda: g(fuel, *args), number, 1))
-            rows.append((name, p * 1e6, i * 1e6, i / p))
+            once = timeit.timeit(lambda: f(*args), number=50) / 50
+            n = max(10, int(block_s / max(once, 1e-8)))
+            loop = range(n)
+
+            def run_plain():
+                t = clock()
+                for _ in loop:
+                    f(*args)
+                return clock() - t
+
+            def run_inst():
+                t = clock()
+                for _ in loop:
+                    g(fuel, *args)
+                return clock() - t
+
+            gc.disable()
+            try:
+                tp, ti, ratios = [], [], []
+                for r in range(rounds):
+                    if r % 2:
+                        a, b = run_plain(), run_inst()
+                    else:
+                        b, a = run_inst(), run_plain()
+                    tp.append(a / n)
+                    ti.append(b / n)
+                    if a > 0:
+                        ratios.append(b / a)
+            finally:
+                gc.enable()
+            rows.append((name, statistics.median(tp) * 1e6, statistics.median(ti) * 1e6,
+                         statistics.median(ratios)))
     return rows
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--number", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=41)
+    ap.add_argument("--block", type=float, default=0.002, help="CPU seconds of one timed block")
     a = ap.parse_args(argv)
-    rows = measure(a.repeat, a.number)
+    rows = measure(a.rounds, a.block)
     print(f"{'body':<18} {'plain µs':>9} {'instr µs':>9} {'ratio':>6}")
     for name, p, i, r in rows:
         print(f"{name:<18} {p:9.2f} {i:9.2f} {r:6.2f}")

@@ -1,0 +1,357 @@
+"""Composite-task generation and scoring throughput, against Reasoning Gym and a minimal loop.
+
+All figures that are compared come from ONE run: `--rounds` rounds, each running every job
+below once (in forward order on even rounds, reversed on odd ones, so that drifts in
+machine load hit both sides of each ratio alike); a ratio is computed per round, and the
+median over rounds is reported. CPU seconds are `time.process_time()` (plus, for worker
+pools, the children's CPU, which `compile_tasks` adds to `summary.cpu_seconds`).
+
+Jobs:
+  (a) racesl: `compile_tasks(lib, CompileConfig(n, seed, operators=(("sequential", 2, 6),)))`
+      on the stdlib, one worker: tasks (prompts included) per CPU second. A fresh `Library`
+      per run (its build is not timed), so no run profits from the caches of an earlier one.
+  (b) Reasoning Gym 0.1.25: items per CPU second of iterating
+      `reasoning_gym.create_dataset(name, size, seed)` for 12 simple datasets (dataset
+      construction timed apart, not in the rate: it is paid once per dataset); each dataset
+      gets at most `--rg-budget` CPU seconds a round (an ITIMER_PROF alarm stops one that
+      hangs on a single item; the time spent on the unfinished item still counts). Figure:
+      the median rate over the datasets.
+  (c) minimal loop: the same compiled bodies (hot path `lib.program.function`) along random
+      chains of the signature graph, length 2-6, sampled inputs and settings, input checks on
+      guarded edges, the paper's filters inline (`value_filter`, repeated states), restart
+      from scratch on any failure; no quotas, expansions, dedup, prompts or records.
+  (d) scoring: `racesl.rewards.score.score(record, completion)` on records of a compile
+      (to_record), one correct and one wrong completion per record, each ~200 characters of
+      reasoning before `<answer>..</answer>` (wrong: one step of the trace replaced by another
+      record's value, so prefix credit is computed); beside Reasoning Gym's
+      `extract_answer(completion)` + `dataset.score_answer(answer, entry)` on its own items
+      with the same shape of completions (wrong: another item's answer). racesl's parse
+      caches are cleared before each round. Figure: racesl calls/CPU-s over RG's median
+      per-dataset calls/CPU-s.
+  (e) workers: `compile_tasks(..., workers=2)` against `workers=1`: tasks per WALL second.
+
+    .venv/bin/python benchmarks/bench_compile.py [--n 3000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import time
+
+from _common import ROOT, figure, median, write_result
+
+RG_DATASETS = ("basic_arithmetic caesar_cipher letter_counting spell_backward word_sorting number_sorting gcd "
+               "number_sequence string_manipulation list_functions chain_sum countdown").split()
+SEQUENTIAL = (("sequential", 2, 6),)
+
+
+# ---------------------------------------------------------------- (a), (e) racesl compile
+
+def races_compile(checked, n: int, seed: int, workers: int):
+    from racesl.library import Library
+    from racesl.search.config import CompileConfig
+    from racesl.search.driver import compile_tasks
+
+    lib = Library(checked)
+    t0 = os.times()
+    tasks, s = compile_tasks(lib, CompileConfig(n=n, seed=seed, operators=SEQUENTIAL), workers=workers)
+    t1 = os.times()
+    # own and reaped children's CPU over this call only (summary.cpu_seconds adds the
+    # children's CPU since the process started, so it is only right for the first pool)
+    own = (t1[0] - t0[0]) + (t1[1] - t0[1])
+    children = (t1[2] - t0[2]) + (t1[3] - t0[3])
+    cpu = s.cpu_seconds if workers == 1 else own + children
+    return {"tasks": s.tasks, "attempts": s.attempts, "failed": s.failed, "duplicates": s.duplicates,
+            "cpu_s": cpu, "summary_cpu_s": s.cpu_seconds, "parent_cpu_s": own, "children_cpu_s": children,
+            "wall_s": s.seconds, "cores_used": cpu / s.seconds, "per_cpu_s": s.tasks / cpu,
+            "per_wall_s": s.tasks / s.seconds,
+            # present in newer drivers: environment executions, Z3 classification/pruning
+            "executions": getattr(s, "executions", None), "solver": getattr(s, "solver", None),
+            "rejections": dict(s.rejections)}, (lib, tasks)
+
+
+# ---------------------------------------------------------------- (b) Reasoning Gym
+
+class _Stop(Exception):
+    pass
+
+
+def _on_prof(signum, frame):
+    raise _Stop
+
+
+def rg_generate(seed: int, size: int, budget: float, keep: int = 0):
+    import reasoning_gym
+
+    rates, out, kept = {}, {}, {}
+    old = signal.signal(signal.SIGPROF, _on_prof)
+    try:
+        for name in RG_DATASETS:
+            c0 = time.process_time()
+            ds = reasoning_gym.create_dataset(name, size=size, seed=seed)
+            c1 = time.process_time()
+            items, stopped = [], False
+            signal.setitimer(signal.ITIMER_PROF, budget)
+            try:
+                it = iter(ds)
+                while True:
+                    try:
+                        items.append(next(it))
+                    except StopIteration:
+                        break
+                    if time.process_time() - c1 >= budget:
+                        stopped = True
+                        break
+            except _Stop:
+                stopped = True
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            c2 = time.process_time()
+            rates[name] = len(items) / (c2 - c1)
+            out[name] = {"items": len(items), "construct_cpu_s": round(c1 - c0, 4),
+                         "iterate_cpu_s": round(c2 - c1, 4), "stopped_by_budget": stopped}
+            if keep:
+                kept[name] = (ds, items[:keep])
+    finally:
+        signal.signal(signal.SIGPROF, old)
+    return rates, out, kept
+
+
+# ---------------------------------------------------------------- (c) minimal loop
+
+def minimal_loop(lib, n: int, seed: int) -> dict:
+    """Plain composite generation: random type-compatible chains, filters inline."""
+    from racesl.graph.signature import GUARDED, SignatureGraph
+    from racesl.runtime.contract import canonical
+    from racesl.runtime.limits import Cutoff
+    from racesl.runtime.watchdog import WATCHDOG
+    from racesl.sample.default import NoSample
+    from racesl.search.config import Filters
+    from racesl.search.filters import value_filter
+
+    c0 = time.process_time()
+    f = Filters()
+    graph = SignatureGraph(lib.envs.values())
+    envs = graph.envs
+    fns = {q: lib.program.function(e.pyname, wall=f.wall) for q, e in envs.items()}
+    succ = {q: graph.successors(q) for q in envs}
+    starts = [q for q in sorted(envs) if succ[q]]
+    rng = random.Random(seed)
+    tasks, attempts = [], 0
+    with WATCHDOG.session():
+        while len(tasks) < n:
+            attempts += 1
+            size, level, q = rng.randint(2, 6), rng.randint(0, 2), rng.choice(starts)
+            try:
+                x = lib.sample_input(envs[q], rng, level)
+            except NoSample:
+                continue
+            cur, kind, seen, chain = x, None, {canonical(x)}, []
+            while len(chain) < size:
+                env = envs[q]
+                if kind == GUARDED and lib.conforms(cur, env.input) is not None:
+                    break
+                try:
+                    st = lib.sample_settings(env, rng, level)
+                    cur, _ = fns[q](f.max_steps, cur, *st)
+                except (Exception, Cutoff):
+                    break
+                text = canonical(cur)
+                if value_filter(f, cur, text) or text in seen:
+                    break
+                seen.add(text)
+                chain.append((q, st, text))
+                if len(chain) < size:
+                    if not succ[q]:
+                        break
+                    q, kind = rng.choice(succ[q])
+            if len(chain) == size:
+                tasks.append((canonical(x), chain))
+    cpu = time.process_time() - c0
+    return {"tasks": len(tasks), "attempts": attempts, "cpu_s": cpu, "per_cpu_s": len(tasks) / cpu}
+
+
+# ---------------------------------------------------------------- (d) scoring
+
+REASONING = ("Let me work through this step by step. First I look at the input and apply the first "
+             "operation carefully, keeping track of every intermediate value. Then I carry that result "
+             "into the next operation and check it. ")  # ~200 characters
+
+
+def races_completions(records, seed: int):
+    rng = random.Random(seed)
+    traces = [t for r in records for t in r["trace"]]
+    out = []
+    for r in records:
+        out.append((r, f"{REASONING}<answer>{r['answer']}</answer>"))
+        trace = list(r["trace"])
+        k = rng.randrange(len(trace))
+        wrong = rng.choice(traces)
+        trace[k] = wrong if wrong != trace[k] else trace[k] + "0"
+        out.append((r, f"{REASONING}<answer>[{', '.join(trace)}]</answer>"))
+    return out
+
+
+def rg_completions(kept, seed: int):
+    rng = random.Random(seed)
+    out = {}
+    for name, (ds, items) in kept.items():
+        answers = [str(it["answer"]) for it in items]
+        rows = []
+        for it in items:
+            rows.append((it, f"{REASONING}<answer>{it['answer']}</answer>"))
+            wrong = rng.choice(answers)
+            if wrong == str(it["answer"]):
+                wrong = wrong + "1"
+            rows.append((it, f"{REASONING}<answer>{wrong}</answer>"))
+        out[name] = (ds, rows)
+    return out
+
+
+def score_races(pairs) -> dict:
+    from racesl.rewards import parse
+    from racesl.rewards.score import score
+
+    for fn in (getattr(parse, "expected_value", None), getattr(parse, "_parse", None)):
+        if fn is not None and hasattr(fn, "cache_clear"):
+            fn.cache_clear()
+    c0 = time.process_time()
+    total = 0.0
+    for rec, comp in pairs:
+        total += score(rec, comp)
+    cpu = time.process_time() - c0
+    return {"calls": len(pairs), "cpu_s": cpu, "per_cpu_s": len(pairs) / cpu, "mean_reward": total / len(pairs)}
+
+
+def score_rg(groups) -> dict:
+    from reasoning_gym.utils import extract_answer
+
+    rates, errors, mean = {}, {}, {}
+    calls, cpu_all = 0, 0.0
+    for name, (ds, rows) in groups.items():
+        total, err = 0.0, 0
+        c0 = time.process_time()
+        for it, comp in rows:
+            try:
+                total += ds.score_answer(extract_answer(comp), it)
+            except Exception:
+                err += 1
+        cpu = time.process_time() - c0
+        rates[name] = len(rows) / cpu
+        mean[name] = total / len(rows)
+        errors[name] = err
+        calls += len(rows)
+        cpu_all += cpu
+    return {"per_dataset": rates, "median_per_cpu_s": median(rates.values()), "aggregate_per_cpu_s": calls / cpu_all,
+            "calls": calls, "errors": errors, "mean_reward": mean}
+
+
+# ---------------------------------------------------------------- main
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=3000, help="tasks per racesl compile and per minimal-loop run")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rg-size", type=int, default=2000)
+    ap.add_argument("--rg-budget", type=float, default=0.5, help="CPU seconds per RG dataset per round")
+    ap.add_argument("--score-records", type=int, default=1500)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    started = time.perf_counter()
+
+    from racesl.check import check_paths
+    from racesl.records import to_record
+    from racesl.rewards.libraries import register
+
+    import reasoning_gym  # noqa: F401  (import cost kept out of every timed job)
+
+    checked = check_paths([str(ROOT / "stdlib")])
+    # warm-up, outside the rounds: imports, word lists; also the scoring inputs
+    _, (lib0, tasks0) = races_compile(checked, min(args.n, args.score_records), 10_000 + args.seed, 1)
+    register(lib0)
+    records = [to_record(t, i, 10_000 + args.seed, lib0.hash) for i, t in enumerate(tasks0)]
+    rpairs = races_completions(records, args.seed)
+    _, _, kept = rg_generate(10_000 + args.seed, 200, 0.5, keep=max(1, args.score_records // len(RG_DATASETS)))
+    rgroups = rg_completions(kept, args.seed)
+
+    rounds = []
+    for r in range(args.rounds):
+        seed = args.seed + r
+        res: dict = {}
+
+        def j_w1():
+            res["races_w1"], _ = races_compile(checked, args.n, seed, 1)
+
+        def j_w2():
+            res["races_w2"], _ = races_compile(checked, args.n, seed, 2)
+
+        def j_rg():
+            rates, info, _ = rg_generate(seed, args.rg_size, args.rg_budget)
+            res["rg"] = {"rates": rates, "median": median(rates.values()), "info": info}
+
+        def j_min():
+            from racesl.library import Library
+
+            res["minimal"] = minimal_loop(Library(checked), args.n, seed)
+
+        def j_score_races():
+            res["score_races"] = score_races(rpairs)
+
+        def j_score_rg():
+            res["score_rg"] = score_rg(rgroups)
+
+        jobs = [j_w1, j_rg, j_min, j_score_races, j_score_rg, j_w2]
+        for job in (jobs if r % 2 == 0 else jobs[::-1]):
+            job()
+        res["ratios"] = {
+            "races_over_rg": res["races_w1"]["per_cpu_s"] / res["rg"]["median"],
+            "races_over_minimal": res["races_w1"]["per_cpu_s"] / res["minimal"]["per_cpu_s"],
+            "scoring_races_over_rg": res["score_races"]["per_cpu_s"] / res["score_rg"]["median_per_cpu_s"],
+            "workers2_over_1": res["races_w2"]["per_wall_s"] / res["races_w1"]["per_wall_s"],
+        }
+        rounds.append(res)
+        print(f"  round {r}: racesl {res['races_w1']['per_cpu_s']:.0f}/CPU-s, RG median {res['rg']['median']:.0f}, "
+              f"minimal {res['minimal']['per_cpu_s']:.0f}, score {res['score_races']['per_cpu_s']:.0f} vs "
+              f"{res['score_rg']['median_per_cpu_s']:.0f}, wall/s w1 {res['races_w1']['per_wall_s']:.0f} "
+              f"w2 {res['races_w2']['per_wall_s']:.0f} (cores {res['races_w1']['cores_used']:.2f} / "
+              f"{res['races_w2']['cores_used']:.2f})", flush=True)
+
+    def med(path):
+        vals = [rd for rd in rounds]
+        for key in path:
+            vals = [v[key] for v in vals]
+        return median(vals)
+
+    ratios = {k: med(("ratios", k)) for k in rounds[0]["ratios"]}
+    w2_cores = med(("races_w2", "cores_used"))
+    figures = [
+        figure("racesl sequential 2-6 tasks per CPU-s", round(med(("races_w1", "per_cpu_s"))), "tasks/CPU-s"),
+        figure("Reasoning Gym median items per CPU-s (12 datasets)", round(med(("rg", "median"))), "items/CPU-s"),
+        figure("minimal loop tasks per CPU-s", round(med(("minimal", "per_cpu_s"))), "tasks/CPU-s"),
+        figure("generation ratio racesl / RG median", round(ratios["races_over_rg"], 3), "x", 1.0, ">="),
+        figure("generation ratio racesl / minimal loop", round(ratios["races_over_minimal"], 3), "x", 0.5, ">="),
+        figure("racesl score calls per CPU-s", round(med(("score_races", "per_cpu_s"))), "calls/CPU-s"),
+        figure("RG extract+score median calls per CPU-s", round(med(("score_rg", "median_per_cpu_s"))), "calls/CPU-s"),
+        figure("scoring ratio racesl / RG median", round(ratios["scoring_races_over_rg"], 3), "x", 2.0, ">="),
+        figure("workers 2 / 1, tasks per wall second", round(ratios["workers2_over_1"], 3), "x", 1.8, ">=",
+               note=None if w2_cores >= 1.6 else
+               f"inconclusive: the machine was busy, the 2-worker runs got {w2_cores:.2f} cores"),
+        figure("cores used by workers=1 run (CPU / wall; < 1 = machine busy)", round(med(("races_w1", "cores_used")), 2), "cores"),
+        figure("cores used by workers=2 run (CPU / wall)", round(med(("races_w2", "cores_used")), 2), "cores"),
+    ]
+    details = {"n": args.n, "rounds": args.rounds, "rg_size": args.rg_size, "rg_budget_cpu_s": args.rg_budget,
+               "rg_datasets": RG_DATASETS, "score_calls_races": len(rpairs),
+               "score_calls_rg": sum(len(rows) for _, rows in rgroups.values()),
+               "ratios_per_round": [rd["ratios"] for rd in rounds], "rounds_data": rounds}
+    path = write_result("compile", figures, details, started)
+    print(f"compile: racesl/RG {ratios['races_over_rg']:.3f}x (goal >= 1), racesl/minimal "
+          f"{ratios['races_over_minimal']:.3f}x (>= 0.5), scoring racesl/RG {ratios['scoring_races_over_rg']:.2f}x "
+          f"(>= 2), workers 2/1 {ratios['workers2_over_1']:.2f}x (>= 1.8)  "
+          f"[{time.perf_counter() - started:.0f}s] -> {path.name}")
+
+
+if __name__ == "__main__":
+    main()
