@@ -18,6 +18,13 @@ A function of the module used as a value (`key=h`) becomes a lambda doing that c
 called name that is neither local, builtin nor a function of this module is called with
 the same convention (a function merged into the program later) — or fails with NameError.
 
+Each function also gets an *entry* variant, `_races_entry__f(_races_wall, _races_budget,
+*params) -> (value, steps)`, for calls from outside (`Program.function`): the same body,
+charging its local counter from `_races_budget` with no box unless a statement needs one,
+no depth test, and returning `(value, budget - counter)` (`(value, 0)` when nothing in it
+charges). A negative budget, or no watchdog session open, sends it through
+`_races_enter_slow`, which runs the ordinary variant.
+
 Fuel sharing
 ------------
 Each function keeps its own counter in a local variable (`_races_f`, fastest per
@@ -49,9 +56,11 @@ Charges (docs/language.md §4.6)
 - comprehensions and generator expressions: one step an element drawn from each `for`
   clause, charged up front when the source is sized, affordable, and the consumer takes
   every element (list/set/dict comprehensions; a generator passed straight to
-  `sum list tuple set dict sorted max min str.join`), else element by element (a stored
-  generator, `zip`); `any(gen)` / `all(gen)` charge their sized source up front and
-  refund what they did not consume, when the elements themselves charge nothing.
+  `sum list tuple set dict sorted max min str.join`), else element by element;
+  `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
+  not consume, when the elements themselves charge nothing. A generator that escapes its
+  statement (stored in a variable, passed to a helper or to zip/enumerate) is charged its
+  whole source when created, or evaluated eagerly (see `_Ex.v_GeneratorExp`).
 - helper and lambda calls: one step each.
 - builtins over a sequence, `str.join`, `list.sort`, `x in y`: see racesl.runtime.builtins.
 
@@ -113,9 +122,11 @@ _NUM_METHODS = frozenset({"count", "find", "index", "rfind", "rindex", "isalpha"
 _FRESH_CALLS = frozenset({"list", "sorted", "dict", "set", "tuple"})
 _FRESH_METHODS = frozenset({"split", "copy"})
 _GUARDED_METHODS = frozenset({"replace", "zfill", "extend", "insert"})
+_INLINE_CHARGED = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set"})
 _ONE_ARG = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "dict",
                       "enumerate", "reversed"})
 _SMALL = 1 << 64
+_SMALL_INT = (1 << 30) - 1  # |x| below it: a one-digit int (CPython's fast int compare)
 _LIT_MAX = 256
 
 
@@ -167,6 +178,14 @@ def _tick(ref) -> list[ast.stmt]:
     ]
 
 
+def _lambda_key(call):
+    """The `key=lambda ...` of a call, if it has one."""
+    for k in call.keywords:
+        if k.arg == "key" and isinstance(k.value, ast.Lambda):
+            return k.value
+    return None
+
+
 def _is_call_to(e, names) -> bool:
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in names
 
@@ -202,6 +221,41 @@ def _static_len(e) -> int | None:
     if isinstance(e, (ast.Set, ast.Dict)):
         return 0
     return None
+
+
+def _len_stmt(n: str, x, list_ok: bool, ref) -> ast.stmt:
+    """`n = len(x)`, or infinity when `x` has no length (iterators, generators; a list whose
+    length the loop body might change; a range too long to count):
+
+        try:
+            n = _races_len(x)       # or: ... if _races_type(x) is not _races_list else inf
+        except _races_LEN_ERRORS:   # (TypeError, OverflowError); zero-cost on 3.11
+            n = _races_INF
+    """
+    size = _call("_races_len", [copy.deepcopy(x)])
+    if not list_ok:
+        size = ast.IfExp(test=ast.Compare(left=_call("_races_type", [copy.deepcopy(x)]), ops=[ast.IsNot()],
+                                          comparators=[_name("_races_list")]),
+                         body=size, orelse=_name("_races_INF"))
+    return _loc(ast.Try(body=[_assign(n, size, ref)],
+                        handlers=[ast.ExceptHandler(type=_name("_races_LEN_ERRORS"), name=None,
+                                                    body=[_assign(n, _name("_races_INF"), ref)])],
+                        orelse=[], finalbody=[]), ref)
+
+
+def _mark_inner_adds(e) -> None:
+    """`(a + b) + c` with the outer `+` guarded: the inner sum is a temporary of at most twice
+    the bound that only the outer sum consumes, and the outer check bounds it — so only the
+    outermost `+` of a chain is checked (a value can only double by being stored and
+    reused). Marks the `+` operands of the `+` `e`."""
+    for child in (e.left, e.right):
+        _mark_inner_add(child)
+
+
+def _mark_inner_add(e) -> None:
+    """Mark `e` when it is a `+` whose result only a guarded `+` / `+=` consumes."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        e._races_inner = True
 
 
 def _has_break(stmts) -> bool:
@@ -638,12 +692,64 @@ class _Ex:
         return None
 
     def v_BinOp(self, e):
-        guard = self.guard_for(e.op, e.left, e.right)
+        inner = getattr(e, "_races_inner", False)
+        guard = None if inner else self.guard_for(e.op, e.left, e.right)
+        if guard == "_races_g_add" or inner:
+            _mark_inner_adds(e)
+        left0 = e.left
         e.left = self.visit(e.left)
         e.right = self.visit(e.right)
         if guard is None:
             return e
+        if _is_num(left0, self.num) and isinstance(e.op, (ast.Mult, ast.Pow)):
+            fast = self.numeric(guard, e.op, e.left, e.right, e)
+            if fast is not None:
+                return fast
         return self.guarded(guard, e.op, e.left, e.right, e)
+
+    def numeric(self, guard, op, left, right, ref):
+        """`l * r` of two numbers (when `_is_num` says so) or `l ** k` (k = 2, 3): only the
+        size of the ints matters. The fast path compares each operand with 2**30 (constants
+        CPython compares with its one-digit int fast path); `:=` temporaries keep every
+        operand evaluated once, in order:
+        `((t1 * t2) if -S < (t2 := r) < S else g(t1, t2)) if -S < (t1 := l) < S else g(t1, r)`."""
+        if isinstance(op, ast.Pow):
+            if not (isinstance(right, ast.Constant) and type(right.value) is int and right.value in (2, 3)):
+                return None
+        elif not _is_num(right, self.num):
+            return None
+
+        def probe(x):
+            if isinstance(x, (ast.Name, ast.Constant)):
+                return copy.deepcopy(x), x
+            if not self.walrus:
+                return None
+            t = self.fx.tmp("t")
+            return ast.NamedExpr(target=_name(t, True), value=x), _name(t)
+
+        def small(x):
+            return ast.Compare(left=_const(-_SMALL_INT), ops=[ast.Lt(), ast.Lt()],
+                               comparators=[x, _const(_SMALL_INT)])
+
+        p1 = probe(left)
+        if p1 is None:
+            return None
+        probe1, use1 = p1
+        if isinstance(op, ast.Pow):
+            body = ast.BinOp(left=copy.deepcopy(use1), op=ast.Pow(), right=copy.deepcopy(right))
+            inner = body
+            slow_right = right
+        else:
+            p2 = probe(right)
+            if p2 is None:
+                return None
+            probe2, use2 = p2
+            body = ast.BinOp(left=copy.deepcopy(use1), op=ast.Mult(), right=copy.deepcopy(use2))
+            inner = ast.IfExp(test=small(probe2), body=body,
+                              orelse=_call(guard, [copy.deepcopy(use1), copy.deepcopy(use2)]))
+            slow_right = copy.deepcopy(right)
+        return _loc(ast.IfExp(test=small(probe1), body=inner,
+                              orelse=_call(guard, [copy.deepcopy(use1), slow_right])), ref)
 
     def guarded(self, guard, op, left, right, ref):
         """`guard(left, right)` (visited operands), with an inline fast path where it pays:
@@ -651,9 +757,9 @@ class _Ex:
         - `%` with a local name `a` on the left, `+` of local names where `:=` is not
           allowed: `(a + b) if _races_type(a) is _races_int else guard(a, b)`;
         - `+` where `:=` is allowed: build, then check —
-          `(t if _races_type(t := l + r) is _races_str and len(t) <= MAX_LEN or
-          _races_type(t) is _races_int else _races_g_post(t))` (both operands are bounded,
-          so the sum is at most twice the bound);
+          `(t if _races_type(t := l + r) not in _races_SEQ or len(t) <= MAX_LEN else
+          _races_g_post(t))` (both operands are bounded, so the sum is at most twice the
+          bound; `_races_SEQ`: str, list, tuple);
         - `*` of local names / small int literals: both ints under 2**(MAX_INT_BITS/2)."""
         call = _loc(_call(guard, [left, right]), ref)
         simple = (ast.Name, ast.Constant)
@@ -670,12 +776,10 @@ class _Ex:
             built = ast.NamedExpr(target=_name(t, True), value=ast.BinOp(left=left, op=ast.Add(),
                                                                          right=right))
             ok = ast.BoolOp(op=ast.Or(), values=[
-                ast.BoolOp(op=ast.And(), values=[
-                    ast.Compare(left=_call("_races_type", [built]), ops=[ast.Is()],
-                                comparators=[_name("_races_str")]),
-                    ast.Compare(left=_call("_races_len", [_name(t)]), ops=[ast.LtE()],
-                                comparators=[_const(MAX_LEN)])]),
-                self._is_type(_name(t), "_races_int")])
+                ast.Compare(left=_call("_races_type", [built]), ops=[ast.NotIn()],
+                            comparators=[_name("_races_SEQ")]),
+                ast.Compare(left=_call("_races_len", [_name(t)]), ops=[ast.LtE()],
+                            comparators=[_const(MAX_LEN)])])
             return _loc(ast.IfExp(test=ok, body=_name(t), orelse=_call("_races_g_post", [_name(t)])), ref)
         if not (isinstance(left, simple) and isinstance(right, simple)):
             return call
@@ -705,23 +809,42 @@ class _Ex:
 
     @staticmethod
     def _small(x):
-        return ast.Compare(left=_name("_races_NB"), ops=[ast.Lt(), ast.Lt()],
-                           comparators=[copy.deepcopy(x), _name("_races_B")])
+        return ast.Compare(left=_const(-_SMALL_INT), ops=[ast.Lt(), ast.Lt()],
+                           comparators=[copy.deepcopy(x), _const(_SMALL_INT)])
 
     # -- membership
+
+    def _deep(self, x):
+        """`_races_g_deep(x)` unless x is certainly flat (a number or a literal)."""
+        if isinstance(x, ast.Constant) or _is_num(x, self.num):
+            return x
+        return _loc(_call("_races_g_deep", [x]), x)
 
     def v_Compare(self, e):
         origs = list(e.comparators)
         free = getattr(e, "_races_free", False)
-        e.left = self.visit(e.left)
+        e.left = self._deep(self.visit(e.left))
         out = []
         for op, c0 in zip(e.ops, origs):
             n = _static_len(c0)
             c = self.visit(c0)
             if isinstance(op, (ast.In, ast.NotIn)) and n != 0 and not free:
                 c = self._charge_in(c, n)
+            elif not isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+                c = self._deep(c)  # `in` compares the left operand, already measured
             out.append(c)
         e.comparators = out
+        return e
+
+    def _set_display(self, e):
+        e = self._display(e)
+        if isinstance(e, ast.Set):
+            e.elts = [x if isinstance(x, ast.Starred) else self._deep(x) for x in e.elts]
+        return e
+
+    def v_Dict(self, e):
+        e.keys = [self._deep(self.visit(k)) if k is not None else None for k in e.keys]
+        e.values = [self.visit(v) for v in e.values]
         return e
 
     def _charge_in(self, c, n):
@@ -765,11 +888,18 @@ class _Ex:
                 self.box = True
                 return self.generic(e)
             plain = not any(isinstance(a, ast.Starred) for a in e.args)
-            if name in ("max", "min") and plain and len(e.args) >= 2:  # not over a sequence
+            if (name in ("max", "min") and plain and len(e.args) >= 2  # not over a sequence
+                    and not any(k.arg == "key" for k in e.keywords)):  # (a key may charge)
                 return _loc(_call("_races_" + name, self._args(e.args), self._kws(e.keywords)), e)
             if (name in ("any", "all") and len(e.args) == 1 and not e.keywords
                     and isinstance(e.args[0], ast.GeneratorExp)):
                 return self._any_all(name, e)
+            keyed = self._keyed(name, e)
+            if keyed is not None:
+                return keyed
+            if (name in _INLINE_CHARGED and plain and len(e.args) == 1 and not e.keywords
+                    and self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp)):
+                return self._charged_inline(name, e)
             if name in CHARGING_BUILTINS:
                 self.box = True
                 args = self._args(e.args, full_first=name in _FULL)
@@ -790,9 +920,14 @@ class _Ex:
             attr = f.attr
             recv = self.visit(f.value)
             if attr == "join" and len(e.args) == 1 and not e.keywords:
+                if self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp):
+                    return self._charged_inline("join", e, recv=recv)
                 self.box = True
                 arg = self._args(e.args, full_first=True)
                 return _loc(_call("_races_meth_join", [_name(BOX), recv, *arg]), e)
+            if attr == "sort" and not e.args and _lambda_key(e) is not None:
+                self.box = True
+                return _loc(_call("_races_meth_sort_key", [_name(BOX), recv], self._key_kws(e.keywords)), e)
             if attr == "sort":
                 self.box = True
                 return _loc(_call("_races_meth_sort", [_name(BOX), recv, *self._args(e.args)],
@@ -806,6 +941,66 @@ class _Ex:
             return e
         self.box = True
         return self.generic(e)
+
+    def _charged_inline(self, name, e, recv=None):
+        """`sum(x)` (also max min any all sorted list tuple set of one argument, and
+        `sep.join(x)` with `recv` = sep) charging the local counter:
+        `(_races_sum(t) if ((n := (len(t) if _races_type(t := x) in _races_SZ else
+        _races_clen(t))) <= MAX_LEN) & ((_races_f := _races_f - n) >= 0) else
+        _races_charge_fail(t, n))` — the same charge and bounds as `_races_bi1_sum`, without
+        a box sync. (In a statement that needs no box, the argument cannot be a generator
+        that charges as it is consumed: see `v_GeneratorExp`.) A list, tuple or set built
+        from an unsized argument is checked after (`_races_g_szl`); `join` checks the text
+        it would build (`_races_g_join`)."""
+        self.local = True
+        x = self.visit(e.args[0])
+        t, n = self.fx.tmp("t"), self.fx.tmp("t")
+        size = ast.IfExp(test=ast.Compare(left=_call("_races_type", [ast.NamedExpr(target=_name(t, True), value=x)]),
+                                          ops=[ast.In()], comparators=[_name("_races_SZ")]),
+                         body=_call("_races_len", [_name(t)]), orelse=_call("_races_clen", [_name(t)]))
+        fits = ast.Compare(left=ast.NamedExpr(target=_name(n, True), value=size), ops=[ast.LtE()],
+                           comparators=[_const(MAX_LEN)])
+        paid = ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
+                                              value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))),
+                           ops=[ast.GtE()], comparators=[_const(0)])
+        if recv is not None:
+            body = _call("_races_g_join", [recv, _name(t)])
+        elif name in ("sorted", "list", "tuple", "set"):
+            built = _call("_races_" + name, [_name(t)])
+            body = ast.IfExp(test=ast.Compare(left=_call("_races_type", [_name(t)]), ops=[ast.In()],
+                                              comparators=[_name("_races_SZ")]),
+                             body=built, orelse=_call("_races_g_szl", [copy.deepcopy(built)]))
+        else:
+            body = _call("_races_" + name, [_name(t)])
+        return _loc(ast.IfExp(test=ast.BinOp(left=fits, op=ast.BitAnd(), right=paid), body=body,
+                              orelse=_call("_races_charge_fail", [_name(t), _name(n)])), e)
+
+    def _keyed(self, name, e):
+        """`sorted(xs, key=lambda ...)`, `max/min(xs, key=lambda ...)`: the builtin calls the
+        key exactly once an element, so the runtime charges those calls up front with the
+        builtin's own charge, and the lambda itself does not tick."""
+        if name not in ("sorted", "max", "min") or _lambda_key(e) is None or not e.args:
+            return None
+        if any(isinstance(a, ast.Starred) for a in e.args):
+            return None
+        self.box = True
+        if len(e.args) == 1:
+            args = self._args(e.args, full_first=True)
+            fn = "_races_bi_sorted_key" if name == "sorted" else f"_races_bi_{name}_key"
+        else:
+            if name == "sorted":
+                return None
+            args = self._args(e.args)
+            fn = f"_races_{name}n_key"
+        return _loc(_call(fn, [_name(BOX), *args], self._key_kws(e.keywords)), e)
+
+    def _key_kws(self, kws):
+        for k in kws:
+            if k.arg == "key" and isinstance(k.value, ast.Lambda):
+                k.value = self.v_Lambda(k.value, tick=False)
+            else:
+                k.value = self.visit(k.value)
+        return kws
 
     def _any_all(self, name, e):
         """`any(gen)` / `all(gen)` stop early: each element consumed costs one step. With one
@@ -830,14 +1025,16 @@ class _Ex:
 
     # -- nested scopes
 
-    def v_Lambda(self, e):
+    def v_Lambda(self, e, tick: bool = True):
         a = e.args
         params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
         c = self.child(num=self.num - params, shadow=self.shadow | params)
         body = c.visit(e.body)
-        tick = _call("_races_lambda_tick", [_name(BOX)])
-        e.body = _loc(ast.BoolOp(op=ast.Or(), values=[tick, body]), e.body)
+        if tick:
+            t = _call("_races_lambda_tick", [_name(BOX)])
+            body = _loc(ast.BoolOp(op=ast.Or(), values=[t, body]), e.body)
+        e.body = body
         return e
 
     def v_ListComp(self, e):
@@ -846,7 +1043,33 @@ class _Ex:
     v_SetComp = v_DictComp = v_ListComp
 
     def v_GeneratorExp(self, e):
-        return self.v_comp(e, full=False)
+        """A generator that escapes the statement creating it (stored, passed to a helper,
+        to zip/enumerate, returned) is consumed later, possibly between synchronisation
+        points while the local counter is the truth — so it must not charge anything then.
+        With one `for` clause and elements that charge nothing themselves, it stays lazy
+        (late binding intact) and its source is charged whole when it is created
+        (`_races_esc`); otherwise it is evaluated eagerly, `iter([...])`, charged like a
+        list comprehension. (Consuming it only partly still costs its whole length.)"""
+        if len(e.generators) == 1:
+            g = e.generators[0]
+            bound = set(_target_names(g.target))
+            probe = self.child()
+            probe.num, probe.shadow = self.num - bound, self.shadow | bound
+            trial = copy.deepcopy(e)
+            for c in trial.generators[0].ifs:
+                probe.visit(c)
+            probe.visit(trial.elt)
+            if not probe.box:
+                outer = self.child(nested=self.nested)
+                g.iter = _loc(_call("_races_esc", [_name(BOX), outer.visit(g.iter)]), g.iter)
+                self.absorb(outer)
+                inner = self.child(num=self.num - bound, shadow=self.shadow | bound)
+                g.ifs = [inner.visit(c) for c in g.ifs]
+                e.elt = inner.visit(e.elt)
+                self.box = True
+                return e
+        comp = _loc(ast.ListComp(elt=e.elt, generators=e.generators), e)
+        return _loc(_call("_races_iter", [self.v_comp(comp, full=True)]), e)
 
     def v_comp(self, e, full: bool, refund: bool = False):
         gens = e.generators
@@ -896,6 +1119,7 @@ class _Ex:
     # -- text
 
     def v_JoinedStr(self, e):
+        walrus = self.walrus
         c = self.child(nested=self.nested)
         unbounded = 0
         for v in e.values:
@@ -914,13 +1138,24 @@ class _Ex:
                 unbounded += 1
             elif numeric:
                 v.value = val
+            elif walrus:  # (t if type(t := v) in {str, int, bool} else _races_g_fv(t))
+                t = self.fx.tmp("t")
+                test = ast.Compare(left=_call("_races_type", [ast.NamedExpr(target=_name(t, True), value=val)]),
+                                   ops=[ast.In()], comparators=[_name("_races_TEXT")])
+                v.value = _loc(ast.IfExp(test=test, body=_name(t), orelse=_call("_races_g_fv", [_name(t)])), v)
+                unbounded += 1
             else:
                 v.value = _loc(_call("_races_g_fv", [val]), v)
                 unbounded += 1
         self.absorb(c)
-        if unbounded >= 2:
-            return _loc(_call("_races_g_szs", [e]), e)
-        return e
+        if unbounded < 2:
+            return e
+        if walrus:
+            t = self.fx.tmp("t")
+            test = ast.Compare(left=_call("_races_len", [ast.NamedExpr(target=_name(t, True), value=e)]),
+                               ops=[ast.LtE()], comparators=[_const(MAX_LEN)])
+            return _loc(ast.IfExp(test=test, body=_name(t), orelse=_call("_races_g_szs", [_name(t)])), e)
+        return _loc(_call("_races_g_szs", [e]), e)
 
     # -- displays
 
@@ -930,7 +1165,8 @@ class _Ex:
             return _loc(_call("_races_g_szl", [e]), e)
         return e
 
-    v_List = v_Tuple = v_Set = _display
+    v_List = v_Tuple = _display
+    v_Set = _set_display  # elements get hashed: measured first (see _deep)
 
     # -- assignment targets
 
@@ -1016,24 +1252,25 @@ class _Fx:
             prologue.append(_assign(DEPTH, _const(0), ref))
         end = fn.body[-1] if fn.body else ref
         tail = [] if isinstance(end, ast.Return) else self._entry_return(_const(None), False, end)
-        fn.body = prologue + body + tail
+        body = body + tail
+        steps = [n for s in body for n in ast.walk(s) if getattr(n, "_races_steps", False)]
+        counted = sum(isinstance(n, ast.Name) and n.id == LOC for s in body for n in ast.walk(s))
+        if BOX not in uses and counted == len(steps):  # nothing is charged: 0 steps
+            for n in (n for s in body for n in ast.walk(s)):
+                if isinstance(n, ast.Tuple) and len(n.elts) == 2 and getattr(n.elts[1], "_races_steps", False):
+                    n.elts[1] = _loc(_const(0), n.elts[1])
+            prologue = [slow]
+        fn.body = prologue + body
         fn.args.args = [ast.arg(arg=WALL), ast.arg(arg=BUDGET), *fn.args.args]
         fn.name = ENTRY + fn.name
         return fn
 
     def _entry_return(self, value, via_box: bool, ref) -> list[ast.stmt]:
-        """`return (value, steps)`, refusing an int too wide to render."""
-        r = "_races_r"
+        """`return (value, steps)` (the value is evaluated first, then the steps read)."""
         left = _box0() if via_box else _name(LOC)
         steps = ast.BinOp(left=_name(BUDGET), op=ast.Sub(), right=left)
-        fine = ast.BoolOp(op=ast.Or(), values=[
-            ast.Compare(left=_call("_races_type", [_name(r)]), ops=[ast.IsNot()],
-                        comparators=[_name("_races_int")]),
-            ast.Compare(left=_name("_races_NBIG"), ops=[ast.Lt(), ast.Lt()],
-                        comparators=[_name(r), _name("_races_BIG")])])
-        out = ast.IfExp(test=fine, body=ast.Tuple(elts=[_name(r), steps], ctx=ast.Load()),
-                        orelse=_call("_races_big_result", [_name(r)]))
-        return [_assign(r, value, ref), _loc(ast.Return(value=out), ref)]
+        steps._races_steps = True
+        return [_loc(ast.Return(value=ast.Tuple(elts=[value, steps], ctx=ast.Load())), ref)]
 
     def block(self, stmts, fast: bool) -> list[ast.stmt]:
         out = []
@@ -1117,6 +1354,8 @@ class _Fx:
         return self._synced(s, build)
 
     def _aug_name(self, s, x, guard, ex):
+        if guard == "_races_g_iadd":
+            _mark_inner_add(s.value)
         value = ex.visit(s.value)
         if guard == "_races_g_iadd":
             # a str is immutable: `x += v` is `x = x + v` (CPython appends in place), checked
@@ -1268,10 +1507,19 @@ class _Fx:
                 pre += [*stmts, _assign(tmp, v, s)]
                 kws.append(ast.keyword(arg=k.arg, value=_name(tmp)))
             if kind == "zip":
-                size = _call("_races_zip_len", [_const(all(oks)), *names])
+                size = None
+                lens = []
+                for a, ok_a in zip(names, oks):
+                    m = self.tmp("n")
+                    pre.append(_len_stmt(m, a, ok_a, s))
+                    lens.append(_name(m))
+                pre.append(_assign(n, _call("_races_min", lens) if len(lens) > 1
+                                   else (lens[0] if lens else _const(0)), s))
             else:
-                size = _call("_races_loop_len" if oks[0] else "_races_loop_len_nl", [names[0]])
-            pre.append(_assign(n, size, s))
+                size = None
+                pre.append(_len_stmt(n, names[0], oks[0], s))
+            if size is not None:
+                pre.append(_assign(n, size, s))
             per_iter += 1  # the builtin's own charge: its argument's length
             cond = ast.BoolOp(op=ast.And(), values=[
                 ast.Compare(left=ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(per_iter)),
@@ -1301,8 +1549,7 @@ class _Fx:
             ok = scope.list_ok(it0, s.body, scope.locals)
             stmts, v = self._expr_hoisted(it0, s, "i")
             it_tmp = self.tmp("i")
-            pre += [*stmts, _assign(it_tmp, v, s),
-                    _assign(n, _call("_races_loop_len" if ok else "_races_loop_len_nl", [_name(it_tmp)]), s)]
+            pre += [*stmts, _assign(it_tmp, v, s), _len_stmt(n, _name(it_tmp), ok, s)]
             cost = _name(n) if per_iter == 1 else ast.BinOp(left=_name(n), op=ast.Mult(),
                                                             right=_const(per_iter))
             cond = ast.Compare(left=cost, ops=[ast.LtE()], comparators=[_name(LOC)])

@@ -1,6 +1,8 @@
 """The racesl language server: `racesc lsp` (pygls over stdio).
 
-One module per feature. Everything except `server.py` is plain Python over racesl's own
-data (no pygls import), so features are testable without a client and `racesc check`
-never pays for pygls.
+One module per feature: documents (text, positions, encodings), incremental (re-parsing
+only the top-level items an edit touched), analysis (cached checking, the last good
+analysis, the library), index (resolved name occurrences), diagnostics, hover, completion,
+definition (and references), symbols, semantic_tokens, code_actions, and server (the pygls
+wiring, debounce). Only `server.py` imports pygls; the features use lsprotocol's types.
 """

@@ -6,8 +6,9 @@ this on each keystroke, so here:
 - open documents are parsed by `IncrementalParser` (only changed top-level items);
 - files on disk (the stdlib, imported modules) are parsed once per (mtime, size);
 - a module whose AST and imported modules are unchanged is not checked again;
-- in a module that is checked again, type expressions and bodies whose inputs did not
-  change (same AST node, same module-level signatures) replay their earlier results.
+- in a module that is checked again, type expressions, signatures, decorator checks and
+  bodies whose inputs did not change (the same AST node, and the same answers to every
+  lookup they made in the module's tables) replay their earlier results.
 
 The result is the same `Checked` value `check_paths` returns; the tests compare the two.
 """
@@ -40,26 +41,41 @@ log = logging.getLogger("racesl.lsp")
 
 SYNTAX_CODES = frozenset(f"E1{i:02d}" for i in range(100))
 MAX_WORKSPACE_FILES = 2000
+MAX_WORKSPACE_DIRS = 5000  # (a workspace opened at a home folder must not stall the server)
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "build", "dist", "venv", "env", "site-packages"})
 
 
 # ---------------------------------------------------------------- type keys
 
+_TKEYS: dict[int, tuple] = {}
+
 
 def tkey(t) -> tuple:
-    """A value that changes whenever anything a body checker may read from a type changes."""
+    """A value that changes whenever anything a body checker may read from a type changes.
+
+    Types are immutable, so keys are memoized by identity (the type is kept with its key).
+    """
     if t is None:
         return ("none",)
+    hit = _TKEYS.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
     if isinstance(t, T.Refined):
-        return ("ref", tkey(t.base), tuple(p.text for p in t.preds))
-    if isinstance(t, T.NewT):
-        return ("new", t.name, tkey(t.underlying))
-    if isinstance(t, (T.ListT, T.SetT)):
-        return (type(t).__name__, tkey(t.elem))
-    if isinstance(t, T.TupleT):
-        return ("tuple",) + tuple(tkey(e) for e in t.elems)
-    if isinstance(t, T.DictT):
-        return ("dict", tkey(t.key), tkey(t.value))
-    return (type(t).__name__,)
+        k = ("ref", tkey(t.base), tuple(p.text for p in t.preds))
+    elif isinstance(t, T.NewT):
+        k = ("new", t.name, tkey(t.underlying))
+    elif isinstance(t, (T.ListT, T.SetT)):
+        k = (type(t).__name__, tkey(t.elem))
+    elif isinstance(t, T.TupleT):
+        k = ("tuple",) + tuple(tkey(e) for e in t.elems)
+    elif isinstance(t, T.DictT):
+        k = ("dict", tkey(t.key), tkey(t.value))
+    else:
+        k = (type(t).__name__,)
+    if len(_TKEYS) > 200_000:
+        _TKEYS.clear()
+    _TKEYS[id(t)] = (t, k)
+    return k
 
 
 # ---------------------------------------------------------------- checking with replay
@@ -69,37 +85,31 @@ _ALL = object()  # "read the whole table" (iteration, for suggestions)
 
 
 class _Reads:
-    """The reads of module-level tables made by the call being recorded."""
+    """The reads made by the call being recorded: {(table, key): state at the first read}.
+
+    Only first reads matter: a call is deterministic given the state when it starts, and a
+    later read of the same key sees either that state or what the call itself wrote.
+    """
 
     __slots__ = ("log",)
 
     def __init__(self):
-        self.log: list | None = None
-
-
-def _symstate(sym) -> tuple | None:
-    if sym is None:
-        return None
-    return (sym.kind, sym.qualname, sym.pyname, sym.nparams, sym.params, tkey(sym.returns), tkey(sym.type),
-            sym.imported, sym.span, sym.path)
-
-
-def _nodestate(node) -> int | None:
-    return None if node is None else id(node)
+        self.log: dict | None = None
 
 
 class RecDict(dict):
     """A dict that logs what is read from it while a `_Reads` log is open."""
 
-    def __init__(self, reads: _Reads, state):
+    def __init__(self, name: str, reads: _Reads, state):
         super().__init__()
+        self._name = name
         self._reads = reads
         self._state = state
 
     def _log(self, key) -> None:
         log = self._reads.log
-        if log is not None:
-            log.append((self, key, self.state_of(key)))
+        if log is not None and (self._name, key) not in log:
+            log[(self._name, key)] = self.state_of(key)
 
     def state_of(self, key):
         if key is _ALL:
@@ -142,44 +152,35 @@ class RecDict(dict):
 class RecSet(frozenset):
     """A frozenset that logs membership tests while a `_Reads` log is open."""
 
-    def __new__(cls, items, reads: _Reads):
+    def __new__(cls, items, name: str, reads: _Reads):
         obj = super().__new__(cls, items)
+        obj._name = name
         obj._reads = reads
         return obj
 
     def state_of(self, key):
+        if key is _ALL:
+            return frozenset(frozenset.__iter__(self))
         return frozenset.__contains__(self, key)
 
     def __contains__(self, key):
         log = self._reads.log
-        if log is not None:
-            log.append((self, key, frozenset.__contains__(self, key)))
+        if log is not None and (self._name, key) not in log:
+            log[(self._name, key)] = frozenset.__contains__(self, key)
         return frozenset.__contains__(self, key)
 
     def __iter__(self):
         log = self._reads.log
-        if log is not None:
-            log.append((self, _ALL, frozenset(frozenset.__iter__(self))))
+        if log is not None and (self._name, _ALL) not in log:
+            log[(self._name, _ALL)] = frozenset(frozenset.__iter__(self))
         return frozenset.__iter__(self)
-
-
-def _still_valid(reads: list, tables: dict[str, object]) -> bool:
-    for name, key, state in reads:
-        table = tables[name]
-        if key is _ALL and isinstance(table, RecSet):
-            if frozenset(frozenset.__iter__(table)) != state:
-                return False
-        elif table.state_of(key) != state:
-            return False
-    return True
 
 
 @attrs.define
 class CheckCache:
-    """Per module (and context): results of type expressions and bodies, keyed by AST node."""
+    """Per module (and context): recorded calls, keyed by AST node."""
 
-    types: dict = attrs.Factory(dict)  # (TypeExpr, resolving) → entry
-    bodies: dict = attrs.Factory(dict)  # FuncDef → entry
+    entries: dict = attrs.Factory(dict)  # (method, node, extra) → _Entry
     hits: int = 0
     misses: int = 0
     keep: tuple = ()  # the imported modules whose ids are in the fingerprints
@@ -188,96 +189,169 @@ class CheckCache:
 @attrs.define(eq=False)
 class _Entry:
     deps: tuple
-    reads: list  # (table name, key, state)
+    reads: dict  # (table, key) → state
     value: object
     diags: tuple
     resolved: dict
     used: set
+    writes: tuple = ()  # (kind, name, value) to apply again on a replay
+    keep: object = None  # objects whose identity is part of the key
 
 
 class CachingChecker(ModuleChecker):
-    """`ModuleChecker` that replays type resolutions and body checks whose inputs are unchanged.
+    """`ModuleChecker` that replays type resolutions, signatures, decorator checks and body
+    checks whose inputs are unchanged.
 
-    Each recorded call logs what it read from the module's tables (symbols, type
+    Each recorded call logs what it first read from the module's tables (symbols, type
     declarations, names skipped by syntax recovery); a later call on the same AST node is
-    replayed only when every one of those reads gives the same answer now. Only two
-    methods are wrapped, each calling the original on a miss, so a change in the checker
-    changes what is replayed, never what is computed.
+    replayed only when every one of those reads gives the same answer now, and a replay
+    re-applies the call's diagnostics and writes. Only four methods are wrapped, each
+    calling the original on a miss, so a change in the checker changes what is replayed,
+    never what is computed.
     """
 
     def __init__(self, src: Source, checked: dict[str, CheckedModule], broken: set, cache: CheckCache,
                  deps: tuple):
         super().__init__(src, checked, broken)
         self._reads = _Reads()
-        self.symbols = RecDict(self._reads, _symstate)
-        self.type_items = RecDict(self._reads, _nodestate)
+        memo: dict = {}
+
+        def symstate(sym):
+            if sym is None:
+                return None
+            k = (id(sym), id(sym.returns), id(sym.type))
+            st = memo.get(k)
+            if st is None:
+                st = (sym.kind, sym.qualname, sym.pyname, sym.nparams, sym.params, tkey(sym.returns),
+                      tkey(sym.type), sym.imported, sym.span, sym.path)
+                memo[k] = st
+            return st
+
+        self.symbols = RecDict("symbols", self._reads, symstate)
+        self.type_items = RecDict("types", self._reads, lambda n: None if n is None else id(n))
         self.scope.symbols = self.symbols
-        self.scope.skipped = RecSet(src.ast.skipped_names, self._reads)
+        self.scope.skipped = RecSet(src.ast.skipped_names, "skipped", self._reads)
         self._tables = {"symbols": self.symbols, "types": self.type_items, "skipped": self.scope.skipped}
-        self._names = {id(t): n for n, t in self._tables.items()}
         self._cache = cache
         self._deps = deps
-        self._depth = 0
-        self._new_types: dict = {}
-        self._new_bodies: dict = {}
+        self._type_depth = 0
+        self._new: dict = {}
 
-    def _valid(self, e: _Entry | None) -> bool:
-        return e is not None and e.deps == self._deps and _still_valid(e.reads, self._tables)
+    # ------------------------------------------------------------ recording
+
+    def _lookup(self, key) -> _Entry | None:
+        e = self._cache.entries.get(key)
+        if e is None or e.deps != self._deps:
+            return None
+        tables = self._tables
+        for (name, k), state in e.reads.items():
+            if tables[name].state_of(k) != state:
+                return None
+        return e
 
     def _record(self, fn, *args) -> _Entry:
         n0 = len(self.diags)
-        saved_r, saved_u = self.resolved, self.scope.used
-        self.resolved, self.scope.used = {}, set()
-        log: list = []
-        self._reads.log = log
-        self._depth += 1
+        saved_r, saved_u, outer = self.resolved, self.scope.used, self._reads.log
+        self.resolved, self.scope.used, self._reads.log = {}, set(), {}
         try:
             value = fn(*args)
         finally:
-            self._depth -= 1
-            self._reads.log = None
-            r, u = self.resolved, self.scope.used
+            r, u, log = self.resolved, self.scope.used, self._reads.log
             saved_r.update(r)
             saved_u.update(u)
-            self.resolved, self.scope.used = saved_r, saved_u
-        names = self._names
-        reads = [(names[id(t)], k, st) for t, k, st in log]
+            self.resolved, self.scope.used, self._reads.log = saved_r, saved_u, outer
+            if outer is not None:
+                for k, v in log.items():
+                    outer.setdefault(k, v)
         self._cache.misses += 1
-        return _Entry(self._deps, reads, value, tuple(self.diags[n0:]), r, u)
+        return _Entry(self._deps, log, value, tuple(self.diags[n0:]), r, u)
 
     def _replay(self, e: _Entry) -> None:
         self.diags.extend(e.diags)
         self.resolved.update(e.resolved)
         self.scope.used.update(e.used)
+        outer = self._reads.log
+        if outer is not None:  # a replay inside a recording: its reads are the outer call's too
+            for k, v in e.reads.items():
+                outer.setdefault(k, v)
         self._cache.hits += 1
 
+    # ------------------------------------------------------------ wrapped methods
+
     def resolve_type(self, te):
-        if self._depth or te is None:
+        if self._type_depth or te is None:
             return super().resolve_type(te)
-        key = (te, frozenset(self._resolving))
-        e = self._cache.types.get(key)
-        if self._valid(e):
+        key = ("type", te, frozenset(self._resolving))
+        e = self._lookup(key)
+        if e is not None:
             self._replay(e)
         else:
-            e = self._record(super().resolve_type, te)
-        self._new_types[key] = e
+            self._type_depth += 1
+            try:
+                e = self._record(super().resolve_type, te)
+            finally:
+                self._type_depth -= 1
+        self._new[key] = e
         return e.value
 
     def _body(self, fn) -> None:
-        e = self._cache.bodies.get(fn)
-        if self._valid(e):
+        key = ("body", fn)
+        e = self._lookup(key)
+        if e is not None:
             self._replay(e)
             self.local_types[fn.name] = e.value
         else:
             self.local_types.pop(fn.name, None)
             e = self._record(super()._body, fn)
             e.value = self.local_types.get(fn.name, {})
-        self._new_bodies[fn] = e
+        self._new[key] = e
+
+    def _signature(self, fn) -> None:
+        key = ("signature", fn)
+        e = self._lookup(key)
+        sym = dict.get(self.symbols, fn.name)
+        if e is not None:
+            self._replay(e)
+            for kind, value in e.writes:
+                if kind == "returns" and sym is not None:
+                    sym.returns = value
+                elif kind == "env":
+                    self.out.envs[fn.name] = value
+                elif kind == "helper":
+                    self.out.helpers[fn.name] = value
+        else:
+            env0, helper0, ret0 = self.out.envs.get(fn.name), self.out.helpers.get(fn.name), \
+                (sym.returns if sym is not None else None)
+            ntypes = len(self.out.types)
+            e = self._record(super()._signature, fn)
+            writes = []
+            if sym is not None and sym.returns is not ret0:
+                writes.append(("returns", sym.returns))
+            if self.out.envs.get(fn.name) is not env0:
+                writes.append(("env", self.out.envs.get(fn.name)))
+            if self.out.helpers.get(fn.name) is not helper0:
+                writes.append(("helper", self.out.helpers.get(fn.name)))
+            e.writes = tuple(writes)
+            if len(self.out.types) != ntypes:
+                return  # it resolved a type declaration on the way: not replayable
+        self._new[key] = e
+
+    def _env_extras(self, fn) -> None:
+        sig = self.out.envs.get(fn.name)
+        key = ("extras", fn)
+        e = self._lookup(key)
+        if e is not None and e.keep is sig:
+            self._replay(e)
+            self.out.envs[fn.name] = e.value
+        else:
+            e = self._record(super()._env_extras, fn)
+            e.value = self.out.envs.get(fn.name)
+            e.keep = sig
+        self._new[key] = e
 
     def run(self) -> CheckedModule:
         out = super().run()
-        self._cache.types = self._new_types
-        self._cache.bodies = self._new_bodies
+        self._cache.entries = self._new
         # a replayed type resolution may repeat what a nested one already reported
         out.diagnostics[:] = list(dict.fromkeys(out.diagnostics))
         return out
@@ -337,7 +411,7 @@ class CachedLoader(Loader):
             if Path(existing.path).resolve() != path.resolve():
                 self.diagnostics.append(Diagnostic(
                     "E201", f"two modules are named '{name}': {existing.path} and {path}",
-                    Span(1, 1, 1, 1), str(path), hint="rename the one of the files"))
+                    Span(1, 1, 1, 1), str(path), hint="rename one of the files"))
             return existing
         key = str(path)
         doc = self.docs.get(key)
@@ -420,6 +494,7 @@ class Analysis:
     checked: Checked
     module_name: str
     elapsed: float
+    docs_state: dict = attrs.Factory(dict)  # path → text of every open document it saw
 
     @property
     def placement(self) -> Placement:
@@ -447,14 +522,21 @@ class Library:
 
     checked: Checked
     key: tuple
-    _graph: object = None
+    _envs: list | None = None
+
+    def envs(self) -> list:
+        """Every environment of the library (one per qualified name)."""
+        if self._envs is None:
+            seen: dict = {}
+            for e in self.checked.envs():
+                seen.setdefault(e.qualname, e)
+            self._envs = list(seen.values())
+        return self._envs
 
     def graph(self):
-        if self._graph is None:
-            from racesl.graph.signature import SignatureGraph
+        from racesl.graph.signature import SignatureGraph
 
-            self._graph = SignatureGraph(self.checked.envs())
-        return self._graph
+        return SignatureGraph(self.envs())
 
 
 class Workspace:
@@ -492,16 +574,17 @@ class Workspace:
     def workspace_files(self) -> list[str]:
         if self._workspace_files is None:
             files: list[str] = []
+            dirs = 0
             for root in self.roots:
                 if not root.is_dir():
                     continue
                 for dirpath, dirnames, filenames in os.walk(root):
-                    dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in
-                                         ("node_modules", "__pycache__", "build", "dist"))
+                    dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
                     for f in sorted(filenames):
                         if f.endswith(".races"):
                             files.append(str(Path(dirpath, f).absolute()))
-                    if len(files) >= MAX_WORKSPACE_FILES:
+                    dirs += 1
+                    if len(files) >= MAX_WORKSPACE_FILES or dirs >= MAX_WORKSPACE_DIRS:
                         break
             self._workspace_files = files[:MAX_WORKSPACE_FILES]
         return self._workspace_files
@@ -571,14 +654,16 @@ class Workspace:
     def analyze(self, uri: str) -> Analysis:
         doc = self.docs[uri]
         prev = self.analyses.get(uri)
-        if prev is not None and prev.text is doc.text:
-            return prev
+        state = {d.path: d.text for d in self.docs.values()}
+        if prev is not None and prev.text is doc.text and prev.docs_state.keys() == state.keys() \
+                and all(state[p] is t for p, t in prev.docs_state.items()):
+            return prev  # neither this document nor any other open one changed
         t0 = time.perf_counter()
         docs = self.doc_sources()
         parsed = docs[doc.path].parsed
         checked = self.driver.check([doc.path], self.include, docs, "doc")
         a = Analysis(doc.uri, doc.path, doc.version, doc.text, doc.index, parsed, checked, Path(doc.path).stem,
-                     time.perf_counter() - t0)
+                     time.perf_counter() - t0, state)
         self.analyses[uri] = a
         if a.syntax_ok:
             self.last_good[uri] = a

@@ -13,7 +13,7 @@ import re
 
 from lsprotocol import types as L
 
-from racesl.diagnostics import CODES, Diagnostic, Severity
+from racesl.diagnostics import Diagnostic, Severity
 from racesl.lsp.analysis import Analysis
 from racesl.lsp.context import Positions
 
@@ -70,7 +70,3 @@ def for_document(a: Analysis, pos: Positions) -> list[L.Diagnostic]:
         if ld is not None:
             out.append(ld)
     return out
-
-
-def title(code: str) -> str:
-    return CODES.get(code, "")

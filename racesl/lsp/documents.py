@@ -56,10 +56,9 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0]
-        self.starts.extend(m.end() for m in LINE_BREAK.finditer(text))
-        # where each line's content ends (before its break)
-        self.ends = [s2 - _brk_len(text, s2) for s2 in self.starts[1:]] + [len(text)]
+        breaks = [m.span() for m in LINE_BREAK.finditer(text)]
+        self.starts = [0] + [b for _, b in breaks]
+        self.ends = [a for a, _ in breaks] + [len(text)]  # where each line's content ends
 
     @property
     def line_count(self) -> int:
@@ -109,13 +108,6 @@ class LineIndex:
     def client_offset(self, line: int, character: int, enc: str) -> int:
         l, c = self.from_client(line, character, enc)
         return self.offset(l, c)
-
-
-def _brk_len(text: str, after: int) -> int:
-    """Length of the line break that ends just before `after`."""
-    if after >= 2 and text[after - 2: after] == "\r\n":
-        return 2
-    return 1
 
 
 class Document:

@@ -12,6 +12,7 @@ cursor is looked up by name in the current analysis and in the last one that par
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from lsprotocol import types as L
@@ -90,19 +91,40 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def composition_line(view: View, qualname: str) -> str | None:
+def composition_counts(envs: list[EnvSig], q: EnvSig) -> tuple[int, int, int, int]:
+    """(predecessors, proved of them, successors, proved of them) of one environment in the
+    signature graph of `envs`: the rule of `SignatureGraph` (equal shapes; terminal
+    environments end chains; edges classified syntactically), for one node only."""
+    from racesl.graph.signature import PROVED, syntactic_classify
+
+    np = kp = ns = ks = 0
+    qin, qout = T.erase(q.input), T.erase(q.output)
+    for e in envs:
+        if not e.terminal and T.erase(e.output) == qin:
+            kind = syntactic_classify(e.output, q.input)
+            if kind is not None:
+                np += 1
+                kp += kind == PROVED
+        if not q.terminal and T.erase(e.input) == qout:
+            kind = syntactic_classify(q.output, e.input)
+            if kind is not None:
+                ns += 1
+                ks += kind == PROVED
+    return np, kp, ns, ks
+
+
+def composition_line(view: View, sig: EnvSig) -> str | None:
     try:
-        g = view.ws.library().graph()
+        lib = view.ws.library()
     except Exception:  # noqa: BLE001 — the library is best effort
         return None
-    if qualname not in g.envs:
-        return None
-    preds = g.predecessors(qualname)
-    succ = g.successors(qualname)
-    kp = sum(1 for _, k in preds if k == "proved")
-    ks = sum(1 for _, k in succ if k == "proved")
-    return (f"composes after {_plural(len(preds), 'env')} ({kp} proved) · "
-            f"before {_plural(len(succ), 'env')} ({ks} proved)")
+    envs = lib.envs()
+    names = {e.qualname for e in envs}
+    if sig.qualname not in names:
+        envs = envs + [sig]
+    np, kp, ns, ks = composition_counts(envs, sig)
+    return (f"composes after {_plural(np, 'env')} ({kp} proved) · "
+            f"before {_plural(ns, 'env')} ({ks} proved) in the loaded library ({_plural(len(envs), 'env')})")
 
 
 def env_markdown(view: View, sig: EnvSig | None, fn: A.FuncDef | None, module: str) -> str:
@@ -127,7 +149,7 @@ def env_markdown(view: View, sig: EnvSig | None, fn: A.FuncDef | None, module: s
             extra.append("samplers: " + ", ".join(f"{p}" for p, _ in sig.samplers))
         if extra:
             parts.append(" · ".join(extra))
-        comp = composition_line(view, sig.qualname)
+        comp = composition_line(view, sig)
         if comp:
             parts.append(comp)
     elif fn is not None:
@@ -262,11 +284,15 @@ def by_name(view: View, word: str, line: int) -> str | None:
         if cm is None:
             continue
         if func is not None:
-            fn = _find_func(cm, func)
-            t = (cm.local_types.get(func) or {}).get(word)
+            name = func
+            if name not in cm.local_types:  # the header itself is mid-edit: take the closest name
+                close = difflib.get_close_matches(func, list(cm.local_types), n=1, cutoff=0.6)
+                name = close[0] if close else func
+            fn = _find_func(cm, name)
+            t = (cm.local_types.get(name) or {}).get(word)
             if t is not None and fn is not None:
                 what = "parameter" if any(p.name == word for p in fn.params) else "local"
-                return _code(f"{word}: {t}") + f"\n\n{what} of `{func}`"
+                return _code(f"{word}: {t}") + f"\n\n{what} of `{name}`"
         kind = view.kind_of(a.module_name, word)
         if kind is not None:
             return symbol_markdown(view, a.module_name, word, kind)

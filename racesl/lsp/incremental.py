@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import logging
 import re
 from typing import Iterable
 
@@ -29,6 +30,8 @@ from racesl.diagnostics import Diagnostic, Label, Span
 from racesl.syntax import ast as A
 from racesl.syntax.lexer import Tok, split_items, tokenize
 from racesl.syntax.parser import _ECHO_OF, MAX_SOURCE_CHARS, parse_item_tokens
+
+log = logging.getLogger("racesl.lsp")
 
 VL = 10_000_000  # virtual lines per slot; slot 0 means "real coordinates"
 
@@ -42,7 +45,6 @@ _slots = itertools.count(1)
 @attrs.define(eq=False)
 class Item:
     node: A.Node
-    header: str  # the text the item's signature depends on (whole text for non-functions)
 
 
 @attrs.define(eq=False)
@@ -227,15 +229,6 @@ def shift_diag(d: Diagnostic, dl: int) -> Diagnostic:
     return attrs.evolve(d, span=_shift_span(d.span, dl), labels=labels)
 
 
-def _header(node: A.Node, text: str) -> str:
-    s = node.span
-    if isinstance(node, A.FuncDef):
-        first = node.docstring or (node.body[0] if node.body else None)
-        end = first.span.start if first is not None else s.end
-        return node.kind + ":" + text[s.start:end]
-    return type(node).__name__ + ":" + text[s.start:s.end]
-
-
 class IncrementalParser:
     """Parses successive versions of one document, reusing unchanged groups.
 
@@ -282,9 +275,13 @@ class IncrementalParser:
         skipped: set[str] = set()
         items: list[Item] = []
         for item_toks in split_items(lx.toks):
-            node = parse_item_tokens(item_toks, lx.text, self.path, diags, skipped)
+            try:
+                node = parse_item_tokens(item_toks, lx.text, self.path, diags, skipped)
+            except Exception:  # noqa: BLE001 — a parser bug must not take the editor down
+                log.exception("racesl lsp: parsing an item of %s failed", self.path)
+                continue
             if isinstance(node, A.Node):  # (anything else would be a parser bug; the checker skips it too)
-                items.append(Item(node, _header(node, lx.text)))
+                items.append(Item(node))
         diags = [d for d in diags if all(d is not f for f in fake)]
         for it in items:
             shift_tree(it.node, dl)
@@ -365,10 +362,3 @@ class IncrementalParser:
         nlines = sum(p.group.nlines for p in placed)
         mod = A.Module(name, tuple(items), Span(1, 1, nlines + 1, 1, 0, len(text)), frozenset(skipped))
         return ParseResult(mod, diags, Placement(placed), text, reparsed)
-
-
-def real_tokens(placement: Placement) -> Iterable[tuple[int, Tok]]:
-    """(line0 of the group, token in group coordinates) for every token of the document."""
-    for p in placement.placed:
-        for t in p.group.toks:
-            yield p.line0, t

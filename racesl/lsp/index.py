@@ -52,7 +52,7 @@ class Namespace:
 
     module: str
     names: dict = attrs.field(eq=False)
-    key: tuple = ()
+    key: int = 0  # a fingerprint of `names` (cache keys hash it many times: keep it small)
     kind_of: object = attrs.field(default=None, eq=False)  # (module, name) → kind | None
 
     def get(self, name: str):
@@ -78,7 +78,7 @@ def namespace(module_name: str, mod: A.Module, kind_of=None) -> Namespace:
             names.setdefault(it.name, ("type", ("sym", module_name, it.name)))
         elif isinstance(it, A.FuncDef):
             names.setdefault(it.name, ("env" if it.is_env else "helper", ("sym", module_name, it.name)))
-    key = tuple(sorted((k, v) for k, v in names.items()))
+    key = hash((module_name, tuple(sorted(names.items()))))
     return Namespace(module_name, names, key, kind_of)
 
 

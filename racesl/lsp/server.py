@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
 import time
 from pathlib import Path
@@ -86,6 +87,7 @@ class RacesServer(LanguageServer):
         self._burst_start: dict[str, float] = {}
         self._last_edit: dict[str, float] = {}
         self.timings: list[float] = []
+        self._warm: asyncio.Task | None = None
 
     # ------------------------------------------------------------ helpers
 
@@ -113,6 +115,9 @@ class RacesServer(LanguageServer):
         if a is not prev:
             self.timings.append(a.elapsed)
             self.publish(a)
+            if a.elapsed > 0.25:  # a large (first) analysis: keep its survivors out of later collections
+                gc.collect()
+                gc.freeze()
             for other in self.ws.dependents(uri):
                 self.schedule(other, force_delay=True)
         return a
@@ -141,6 +146,37 @@ class RacesServer(LanguageServer):
         delay = max(0.0, min(self.debounce, start + MAX_WAIT - now))
         self._timers[uri] = loop.call_later(delay, self._fire, uri)
 
+    def _busy(self, idle: float) -> bool:
+        return bool(self._timers) or time.monotonic() - max(self._last_edit.values(), default=0.0) < idle
+
+    def warm_library(self, idle: float = 1.0) -> None:
+        """Parse and check the library (stdlib, workspace) once the user has been idle for
+        `idle` seconds, one file at a time, so that the first hover's composition counts
+        do not wait for it and typing is never held up for long."""
+        if self._warm is not None:
+            return
+
+        async def warm():
+            try:
+                while self._busy(idle):
+                    await asyncio.sleep(idle / 2)
+                for path in self.ws.stdlib_files() + self.ws.workspace_files():
+                    while self._busy(idle):
+                        await asyncio.sleep(idle / 2)
+                    if self.ws.doc_by_path(path) is None:
+                        try:
+                            self.ws.driver.disk.get(path)
+                        except OSError:
+                            pass
+                    await asyncio.sleep(0)
+                while self._busy(idle):
+                    await asyncio.sleep(idle / 2)
+                self.ws.library()
+            except Exception:  # noqa: BLE001
+                log.exception("racesl lsp: checking the library failed")
+
+        self._warm = asyncio.get_event_loop().create_task(warm())
+
     def _fire(self, uri: str) -> None:
         self._timers.pop(uri, None)
         self.analyze_now(uri)
@@ -148,9 +184,7 @@ class RacesServer(LanguageServer):
     def view(self, uri: str) -> View | None:
         if uri not in self.ws.docs:
             return None
-        a = self.analyze_now(uri) if (uri in self._timers or uri not in self.ws.analyses
-                                      or self.ws.analyses[uri].text is not self.ws.docs[uri].text) \
-            else self.ws.analyses[uri]
+        a = self.analyze_now(uri)  # (returns the last analysis when nothing changed since)
         if a is None:
             return None
         return View(self.ws, a, self.enc, self.indexer)
@@ -183,8 +217,9 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     def did_open(params: L.DidOpenTextDocumentParams) -> None:
         td = params.text_document
         server.ws.open(td.uri, td.text, td.version)
-        server._last_edit.pop(td.uri, None)
         server.analyze_now(td.uri)
+        server._last_edit[td.uri] = time.monotonic()  # (activity: the library warms up after a pause)
+        server.warm_library()
 
     @server.feature(L.TEXT_DOCUMENT_DID_CHANGE)
     @_guard()
@@ -211,8 +246,12 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
         timer = server._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        dependents = server.ws.dependents(uri)
         server.ws.close(uri)
+        server._last_edit.pop(uri, None)
         server.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        for other in dependents:  # they now read the file from disk
+            server.schedule(other, force_delay=True)
 
     @server.feature(L.TEXT_DOCUMENT_DID_SAVE)
     @_guard()
@@ -230,7 +269,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
         v = server.view(params.text_document.uri)
         return HO.hover(v, params.position) if v is not None else None
 
-    @server.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=[".", "@", " "]))
+    @server.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=[".", "@"]))
     @_guard()
     def completion(params: L.CompletionParams) -> L.CompletionList | None:
         v = server.view(params.text_document.uri)
@@ -279,5 +318,13 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     return server
 
 
+def tune_gc() -> None:
+    """Fewer, cheaper garbage collections: the server keeps many long-lived objects (ASTs,
+    checked modules, caches), and a full collection walks them all (tens of ms on a
+    2,000-line file). Long-lived objects are frozen after each large analysis."""
+    gc.set_threshold(20_000, 20, 20)
+
+
 def serve(include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE) -> None:
+    tune_gc()
     build_server(include, debounce).start_io()

@@ -8,15 +8,17 @@ behaviour. Nothing else is there: no `__import__`, `__build_class__`, `open`, `e
 (`assert` needs no name: CPython loads AssertionError directly.)
 
 The fuel-charging versions of the sequence builtins take the fuel box first
-(`_races_bi_sum(box, xs)`); instrumented code calls them instead of the plain names.
-A fuel box is a one-element list holding the steps left (see racesl.lower.instrument).
-Charging rules (docs/language.md §4.6): a builtin over one sized argument (str, list,
-tuple, dict, set, range, dict views) charges its length before it runs, and refuses
-(`SizeExceeded`) an argument longer than MAX_LEN; `zip` charges the shortest sized
+(`_races_bi_sum(box, xs)`); instrumented code calls them instead of the plain names (or
+charges inline, see racesl.lower.instrument). A fuel box is a list whose element 0 holds
+the steps left. Charging rules (docs/language.md §4.6): a builtin over one sized argument
+(str, list, tuple, dict, set, range, dict views) charges its length before it runs, and
+refuses (`SizeExceeded`) an argument longer than MAX_LEN; `zip` charges the shortest sized
 argument; an unsized argument (a generator, an enumerate object) charges nothing here,
 since its elements are charged as they are produced. `str.join` charges like a builtin,
 `list.sort` charges the list's length, `x in y` charges len(y) for a str, list or tuple
-(a dict, set or range answers without scanning: no charge).
+(a dict, set or range answers without scanning: no charge). A `key=` function costs one
+step a call, like any lambda or helper call; with `key=lambda ...` passed straight to
+`sorted`/`max`/`min`/`list.sort` those calls (one an element) are charged up front.
 
 `RUNTIME` maps every `_races_*` name the instrumenter emits to its object.
 """
@@ -24,9 +26,9 @@ since its elements are charged as they are produced. `str.join` charges like a b
 from __future__ import annotations
 
 import builtins as _b
+import random as _random
 import sys
 import threading as _threading
-import random as _random
 from functools import partial
 
 from racesl.runtime import guards as G
@@ -46,6 +48,7 @@ CHARGING_BUILTINS = frozenset(
     "all any enumerate list max min reversed sorted sum tuple zip set dict".split())
 
 _sized_len = G.sized_len
+_SIZED_T = G.SIZED_TYPES
 _INF = float("inf")
 _BIG = 1 << MAX_INT_BITS
 _NBIG = -_BIG
@@ -137,8 +140,20 @@ def bi_all(box, xs):
     return all(xs)
 
 
-def bi_sorted(box, xs, **kw):
-    return _post(_pre(box, xs), sorted(xs, **kw))
+def bi_sorted(box, xs, *, key=None, reverse=False):
+    if type(xs) in _SIZED_T:
+        try:
+            n = len(xs)
+        except OverflowError:
+            n = MAX_LEN + 1
+        if n > MAX_LEN:
+            raise SizeExceeded(f"{type(xs).__name__} of {n} elements passed to sorted()")
+        f = box[0] - n
+        if f < 0:
+            raise FuelOut
+        box[0] = f
+        return sorted(xs, key=key, reverse=reverse)
+    return _post(-1, sorted(xs, key=key, reverse=reverse))
 
 
 def bi_list(box, *args):
@@ -187,15 +202,12 @@ def bi_zip(box, *xs):
     return zip(*xs)
 
 
-def meth_join(box, sep, items):
-    """`sep.join(items)`: charges len(items); the result may not pass MAX_LEN."""
+def g_join(sep, items):
+    """`sep.join(items)`, its charge paid: the text it would build may not pass MAX_LEN."""
     if type(sep) is not str:
         return sep.join(items)
-    _pre(box, items)
     if type(items) is not list and type(items) is not tuple:
         items = list(items)
-        if len(items) > MAX_LEN:
-            raise SizeExceeded(f"str.join of {len(items)} items")
     try:
         total = sum(map(len, items))
     except TypeError:
@@ -206,6 +218,13 @@ def meth_join(box, sep, items):
     return sep.join(items)
 
 
+def meth_join(box, sep, items):
+    """`sep.join(items)`: charges len(items) (a str separator), then `g_join`."""
+    if type(sep) is str:
+        _pre(box, items)
+    return g_join(sep, items)
+
+
 def meth_sort(box, lst, *args, **kw):
     """`lst.sort(...)`: charges len(lst), as `sorted` does."""
     if type(lst) is list:
@@ -213,10 +232,70 @@ def meth_sort(box, lst, *args, **kw):
     return lst.sort(*args, **kw)
 
 
+def _key_source(box, xs, charged: bool):
+    """The sequence a keyed builtin will run over, its charges paid: its own (len, when
+    `charged` and `xs` is sized) and one step a key call (one call an element)."""
+    n = _sized_len(xs)
+    if n < 0:
+        xs = list(xs)  # a generator: its elements were charged as it produced them
+        calls, own = len(xs), 0
+    else:
+        calls, own = n, (n if charged else 0)
+    if calls > MAX_LEN:
+        raise SizeExceeded(f"{type(xs).__name__} of {calls} elements passed to a builtin")
+    f = box[0] - own - calls
+    if f < 0:
+        raise FuelOut
+    box[0] = f
+    return xs
+
+
+def bi_sorted_key(box, xs, **kw):
+    return sorted(_key_source(box, xs, True), **kw)
+
+
+def bi_max_key(box, xs, **kw):
+    return max(_key_source(box, xs, True), **kw)
+
+
+def bi_min_key(box, xs, **kw):
+    return min(_key_source(box, xs, True), **kw)
+
+
+def maxn_key(box, *args, **kw):
+    """max(a, b, ..., key=...): no sequence, one key call an argument."""
+    return max(*_key_source(box, args, False), **kw)
+
+
+def minn_key(box, *args, **kw):
+    return min(*_key_source(box, args, False), **kw)
+
+
+def meth_sort_key(box, lst, **kw):
+    """`lst.sort(key=...)`: len(lst) for the sort, one step a key call."""
+    if type(lst) is list:
+        _key_source(box, lst, True)
+    return lst.sort(**kw)
+
+
 # ----------------------------------------------------------------- fuel helpers
 
 
 def fuel_out():
+    raise FuelOut
+
+
+def clen(x) -> int:
+    """The charge of a builtin over `x` when `x` is not one of the plainly sized types: a
+    range's length (MAX_LEN + 1 when too long to count), 0 for iterators and generators."""
+    n = _sized_len(x)
+    return n if n > 0 else 0
+
+
+def charge_fail(x, n):
+    """An inline builtin charge failed: too long (SizeExceeded) or out of fuel."""
+    if n > MAX_LEN:
+        raise SizeExceeded(f"{type(x).__name__} of {n} elements passed to a builtin")
     raise FuelOut
 
 
@@ -296,13 +375,34 @@ def each_reversed(box, list_ok, xs):
 
 
 def each_zip(box, list_ok, *xs):
-    n = min([_each_len(list_ok, x) for x in xs]) if xs else 0
+    n = min([_each_len(list_ok, x) for x in xs], default=0)
     if n <= MAX_LEN:
         f = box[0] - 2 * n
         if f >= 0:
             box[0] = f
             return zip(*xs)
     return tick_iter(box, bi_zip(box, *xs))
+
+
+def esc(box, it):
+    """The source of a generator that escapes its statement: charged whole now (a sized
+    source; an unsized one is taken into a list first), so that consuming the generator
+    later charges nothing. A list is charged its length now and iterated live, as Python
+    would (elements appended before the generator reaches them cost nothing)."""
+    t = type(it)
+    if t not in _LOOP_SIZED and t is not list:
+        it = list(it)
+    try:
+        n = len(it)
+    except OverflowError:
+        raise FuelOut from None
+    if n > MAX_LEN:
+        raise SizeExceeded(f"generator over {n} elements")
+    f = box[0] - n
+    if f < 0:
+        raise FuelOut
+    box[0] = f
+    return it
 
 
 def src(box, it, list_ok):
@@ -364,33 +464,6 @@ def big_result(value):
 def refund(*iters):
     """Iterations a `for` over zip(*iters) had left when it stopped early."""
     return min(i.__length_hint__() for i in iters)
-
-
-def loop_len(x):
-    """Iterations of `for _ in x` when known up front (list included), else infinity."""
-    t = type(x)
-    if t is list or t in _LOOP_SIZED:
-        try:
-            return len(x)
-        except OverflowError:
-            return _INF
-    return _INF
-
-
-def loop_len_nl(x):
-    """As loop_len, for loops whose body might change a list's length: lists excluded."""
-    if type(x) in _LOOP_SIZED:
-        try:
-            return len(x)
-        except OverflowError:
-            return _INF
-    return _INF
-
-
-def zip_len(list_ok, *xs):
-    """Iterations of `for _ in zip(*xs)` when every argument is sized, else infinity."""
-    ln = loop_len if list_ok else loop_len_nl
-    return min(map(ln, xs), default=0)
 
 
 def in_arg(box, y):
@@ -487,45 +560,54 @@ def safe_builtins() -> dict:
 
 
 RUNTIME: dict = {
+    # fuel
     "_races_FuelOut": FuelOut,
     "_races_fuel_out": fuel_out,
     "_races_entry_fail": entry_fail,
+    "_races_enter_slow": enter_slow,
+    "_races_wd": WATCHDOG,
     "_races_lambda_tick": lambda_tick,
     "_races_tick_iter": tick_iter,
     "_races_each": each,
-    "_races_loop_len": loop_len,
-    "_races_loop_len_nl": loop_len_nl,
-    "_races_zip_len": zip_len,
-    "_races_in_arg": in_arg,
-    "_races_in_len": in_len,
     "_races_each_enumerate": each_enumerate,
     "_races_each_reversed": each_reversed,
     "_races_each_zip": each_zip,
     "_races_src": src,
+    "_races_esc": esc,
     "_races_any_gen": any_gen,
     "_races_all_gen": all_gen,
     "_races_refund": refund,
-    "_races_enter_slow": enter_slow,
-    "_races_big_result": big_result,
-    "_races_wd": WATCHDOG,
-    "_races_BIG": _BIG,
-    "_races_NBIG": -_BIG,
+    "_races_in_arg": in_arg,
+    "_races_in_len": in_len,
+    "_races_clen": clen,
+    "_races_charge_fail": charge_fail,
+    "_races_SZ": frozenset(G.SIZED_TYPES - {range}),
+    "_races_INF": _INF,
+    "_races_LEN_ERRORS": (TypeError, OverflowError),
+    # CPython's own callables, for what needs neither charge nor guard at that point
+    # (a charge already paid inline, max(a, b), str(number), a loop's own iterators)
+    "_races_sum": sum,
+    "_races_max": max,
+    "_races_min": min,
+    "_races_any": any,
+    "_races_all": all,
+    "_races_sorted": sorted,
+    "_races_list": list,
+    "_races_tuple": tuple,
+    "_races_set": set,
+    "_races_str": str,
+    "_races_len": len,
     "_races_iter": iter,
-    # the real iterators, for loops whose charge was already paid
     "_races_enumerate": enumerate,
     "_races_zip": zip,
     "_races_reversed": reversed,
-    # plain builtins for calls that need neither charge nor guard (max(a, b), str(number))
-    "_races_max": max,
-    "_races_min": min,
-    "_races_str": str,
-    "_races_len": len,
-    # inline guard fast paths: `(a + b) if _races_type(a) is _races_int else ...`
+    # inline guard fast paths: `(a % b) if _races_type(a) is _races_int else ...`
     "_races_type": type,
     "_races_int": int,
-    "_races_B": 1 << (MAX_INT_BITS // 2),
-    "_races_NB": -(1 << (MAX_INT_BITS // 2)),  # (negating a 4,096-bit int costs an allocation)
+    "_races_SEQ": frozenset((str, list, tuple)),
+    "_races_TEXT": frozenset((str, int, bool)),
     # guards
+    "_races_g_deep": G.g_deep,
     "_races_g_add": G.g_add,
     "_races_g_iadd": G.g_iadd,
     "_races_g_mul": G.g_mul,
@@ -538,9 +620,16 @@ RUNTIME: dict = {
     "_races_g_szs": G.g_szs,
     "_races_g_szl": G.g_szl,
     "_races_g_post": G.g_post,
-    # methods
+    "_races_g_join": g_join,
+    # charging builtins and methods
+    "_races_bi_sorted_key": bi_sorted_key,
+    "_races_bi_max_key": bi_max_key,
+    "_races_bi_min_key": bi_min_key,
+    "_races_maxn_key": maxn_key,
+    "_races_minn_key": minn_key,
     "_races_meth_join": meth_join,
     "_races_meth_sort": meth_sort,
+    "_races_meth_sort_key": meth_sort_key,
     "_races_meth_replace": G.m_replace,
     "_races_meth_zfill": G.m_zfill,
     "_races_meth_extend": G.m_extend,

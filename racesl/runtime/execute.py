@@ -11,10 +11,18 @@
             except Cutoff as e: ...                           # e.status
             except Exception as e: ...                        # classify(e)
 
-A program's namespace holds only its functions, `SAFE_BUILTINS` as `__builtins__` and the
-`_races_*` runtime helpers. Every call gets its own fuel box, so a Program can be used from
-several threads; the wall-clock limit applies on the main thread only (elsewhere fuel is the
-only limit; see racesl.runtime.watchdog).
+A program's namespace holds only its functions (each also as `_races_entry__<name>`, the
+form `function` returns), `SAFE_BUILTINS` as `__builtins__` and the `_races_*` runtime
+helpers. Every call gets its own fuel box, so a Program can be used from several threads;
+the wall-clock limit applies on the main thread only (elsewhere fuel is the only limit; see
+racesl.runtime.watchdog).
+
+What in-process execution does not stop: one C call that is exponential in *shared*
+structure — `a == b`, `hash(t)`, `sorted(...)` over values like `a = [a, a]` repeated 40
+times, built in 40 cheap steps — runs to the end, and no signal can interrupt it. The size
+guards bound every value's length, and results are render-checked (`check_result`), but
+comparing or hashing such a value is one C loop of 2**40 steps. Code that is not trusted
+must run in a `WorkerPool` (racesl.runtime.sandbox), whose parent kills the worker.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from racesl.runtime.builtins import RUNTIME, safe_builtins
 ENTRY = "_races_entry__"  # racesl.lower.instrument.ENTRY (not imported: import cycle)
 from racesl.runtime.guards import check_result
 from racesl.runtime.limits import (
-    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_INT_BITS, Cutoff, FuelOut,
+    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, Cutoff, FuelOut,
 )
 from racesl.runtime.watchdog import WATCHDOG
 
@@ -92,7 +100,7 @@ def _compile(tree_or_text, filename: str) -> types.CodeType:
             sys.setrecursionlimit(old)
 
 
-_COMPILE_RECURSION = 20_000
+_COMPILE_RECURSION = 10_000  # (C recursion in compile(): ~5,000-deep trees are fine)
 
 
 def _describe(exc: BaseException) -> str:

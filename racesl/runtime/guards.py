@@ -19,7 +19,7 @@ import re
 from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN, MAX_RENDER, SizeExceeded
 
 __all__ = [
-    "render_size", "check_result", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
+    "render_size", "check_result", "g_deep", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
     "g_lshift", "g_mod", "g_fv", "g_fmt", "g_szs", "g_szl", "g_post", "g_str", "g_int", "m_replace",
     "m_zfill", "m_extend", "m_insert", "sized_len", "SIZED_TYPES",
 ]
@@ -140,6 +140,21 @@ def check_result(v) -> None:
         return
     if render_size(v, MAX_RENDER, False) > MAX_RENDER:
         _refuse(f"result: text form over {MAX_RENDER} characters")
+
+
+_FLAT = frozenset({int, str, bool})
+
+
+def g_deep(v):
+    """Comparing or hashing a value is one C call: on structure that shares itself
+    (`a = [a, a]` forty times) it runs for ages and no signal can stop it. Values about to be
+    compared or hashed are measured first (as `repr` would count them) and refused past
+    MAX_RENDER. Scalars pass at the cost of one type test."""
+    if type(v) in _FLAT:
+        return v
+    if render_size(v, MAX_RENDER, False) > MAX_RENDER:
+        _refuse(f"comparing or hashing a value whose text form is over {MAX_RENDER} characters")
+    return v
 
 
 # ----------------------------------------------------------------- arithmetic

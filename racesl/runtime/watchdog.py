@@ -6,9 +6,10 @@ at all: every 50 ms the handler walks the main thread's stack from the interrupt
 the outermost frame of an instrumented function (recognised by its first parameter,
 `_races_fuel` or `_races_wall`) and reads that call's wall limit (its `_races_wall`, or
 element 1 of its fuel box). The first tick that sees a call (frame) records the time; once
-the same call has been running for its wall limit the handler raises `Timeout` — a `BaseException` — right there, at the next
-bytecode boundary of the body, which really stops `while True: pass` (but not one long C
-call: that is what the size guards are for). A call is stopped between `wall` and
+the same call has been running for its wall limit the handler raises `Timeout` — a
+`BaseException` — right there, at the next bytecode boundary of the body, which really
+stops `while True: pass` (but not one long C call: that is what the size guards are for,
+and what only a worker process — `WorkerPool` — can be killed out of). A call is stopped between `wall` and
 `wall + 2 * interval` seconds after it started. A tick that finds no instrumented frame
 does nothing, so code running outside calls is never interrupted by an exception (its
 blocking system calls see EINTR, which Python retries).
@@ -20,7 +21,7 @@ meanwhile). While a session is open it owns SIGALRM: a previous user of it is de
 Signals reach only the main thread, so sessions open only there: `session()` elsewhere is a
 no-op, and calls made off the main thread run with fuel as their only limit (the handler
 only ever looks at the main thread's stack). `Program.call` opens a one-call session by
-itself when none is open (some µs a call); hot loops should open one around the loop.
+itself when none is open (~4 µs a call); hot loops should open one around the loop.
 """
 
 from __future__ import annotations

@@ -221,7 +221,7 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
             if not brackets:
                 at_line_start = True
             continue
-        line_has_tokens = True
+        line_had_tokens, line_has_tokens = line_has_tokens, True
         if kind == "name":
             if value in KEYWORDS:
                 emit("KW", value, start, end)
@@ -259,6 +259,7 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
                         hint=f"close '{opener}' with '{_OPEN[opener]}' first")
                 else:
                     err("E100", f"unmatched '{value}'", start, end, hint="remove it")
+                    line_has_tokens = line_had_tokens  # the dropped closer was no token
                     continue
             emit("OP", value, start, end)
 

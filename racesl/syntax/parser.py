@@ -159,6 +159,12 @@ class _ItemParser:
             return
         if any(d.span.line == t.span.line and d.code in _ECHO_OF for d in self.diags):
             return  # the lexer already explained this line; a parse error here is an echo
+        if self.toks and t is self.toks[0] and t.kind not in ("INDENT",):
+            self.diags.append(Diagnostic(
+                "E100", f"unexpected {_describe(t)} at the top level of a module", t.span, self.path,
+                hint="a module holds declarations: env, def, type, newtype, import, from, module; "
+                     "put statements inside an env or def body"))
+            return
         exp = sorted({_readable(e) for e in expected})
         if {"NAME", "INT", "STRING"} <= expected:
             exp = ["an expression"]
@@ -288,6 +294,8 @@ def parse_item_tokens(toks: list[Tok], text: str, path: str, diags: list[Diagnos
     if parser.recovered:
         skipped.add("#recovered")
     node = Builder(text, path, diags, parse_fexpr).build(tree)
+    if not isinstance(node, A.Node):
+        return None  # an item of stray tokens only (their errors are already reported)
     return node if _shallow_enough(node, path, diags) else None
 
 

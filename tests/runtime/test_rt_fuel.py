@@ -375,3 +375,61 @@ def test_a_body_cannot_reach_the_box():
     prog = program("def f(x):\n    return x\n")
     assert isinstance(prog, Program)
     assert prog.call("f", (5,)).value == 5
+
+
+def test_generators_that_escape_their_statement():
+    # stored, passed on, zipped: evaluated eagerly, charged like a list comprehension
+    src = """
+    def total(g):
+        t = 0
+        for v in g:
+            t += v
+        return t
+    def f(xs):
+        g = (x * 2 for x in xs)
+        h = (x for x in xs if x > 1)
+        pairs = 0
+        for a, b in zip((x for x in xs), "ab"):
+            pairs += 1
+        return sum(g), total(h), pairs, max(x for x in xs)
+    """
+    # g 4, h 4 + total's call 1 + its loop over 2 elements 2, zip source 4 + zip 2 + loop 2,
+    # max's generator 4
+    assert boundary(src, "f", [1, 2, 3, 0]) == 4 + (4 + 1 + 2) + (4 + 2 + 2) + 4
+    assert run(src, "f", [1, 2, 3, 0]).value == (12, 5, 2, 3)
+
+
+def test_stored_lambda_as_key_of_max_of_two():
+    src = """
+    def f(a, b):
+        k = lambda v: -v
+        return max(a, b, key=k), min(a, b, key=lambda v: v % 3)
+    """
+    assert boundary(src, "f", 4, 9) == 2 + 2
+
+
+def test_fast_path_entry_variants_agree_with_call():
+    from racesl.runtime import FuelOut
+
+    src = """
+    def add(n, k):
+        return n + k
+    def loop(n):
+        t = 0
+        for i in range(n):
+            t += i
+        return t
+    def helper_user(xs):
+        return sorted(xs) + [loop(3)]
+    """
+    prog = program(src)
+    for name, args in (("add", (2, 3)), ("loop", (10,)), ("helper_user", ([3, 1],))):
+        out = prog.call(name, args)
+        assert prog.function(name)(400, *args) == (out.value, out.steps)
+        assert prog.function(name, wall=None)(400, *args) == (out.value, out.steps)
+    assert prog.function("add")(0, 1, 2) == (3, 0)
+    with pytest.raises(FuelOut):
+        prog.function("add")(-1, 1, 2)
+    with pytest.raises(FuelOut):
+        prog.function("loop")(9, 10)
+    assert "add" in prog and prog.names == ["add", "helper_user", "loop"]

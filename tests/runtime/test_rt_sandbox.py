@@ -34,7 +34,8 @@ def dag_equal(n):
     for i in range(n):
         a = [a, a]
         b = [b, b]
-    return a == b
+    max([a, b])  # compares a and b inside one C call: no guard, no signal reaches it
+    return 1
 
 def hog(n):
     out = []

@@ -1,0 +1,78 @@
+// racesl for VS Code: starts `racesc lsp` (the racesl language server) for .races files.
+'use strict';
+
+const vscode = require('vscode');
+const { LanguageClient, TransportKind } = require('vscode-languageclient/node');
+
+let client;
+
+function serverOptions(cfg) {
+  const command = cfg.get('serverPath') || 'racesc';
+  const args = ['lsp', ...(cfg.get('serverArgs') || [])];
+  return {
+    run: { command, args, transport: TransportKind.stdio },
+    debug: { command, args: [...args, '--verbose'], transport: TransportKind.stdio },
+  };
+}
+
+function clientOptions(cfg) {
+  return {
+    documentSelector: [
+      { scheme: 'file', language: 'races' },
+      { scheme: 'untitled', language: 'races' },
+    ],
+    initializationOptions: {
+      include: cfg.get('include') || [],
+      debounceMs: cfg.get('debounceMs'),
+    },
+    synchronize: {
+      fileEvents: vscode.workspace.createFileSystemWatcher('**/*.races'),
+    },
+    outputChannelName: 'racesl',
+  };
+}
+
+async function start() {
+  const cfg = vscode.workspace.getConfiguration('racesl');
+  client = new LanguageClient('racesl', 'racesl language server', serverOptions(cfg), clientOptions(cfg));
+  try {
+    await client.start();
+  } catch (err) {
+    const path = cfg.get('serverPath') || 'racesc';
+    vscode.window.showErrorMessage(
+      `racesl: could not start "${path} lsp" (${err && err.message ? err.message : err}). ` +
+      'Install racesl with its lsp extra (pip install "racesl[lsp]") or set "racesl.serverPath".');
+    client = undefined;
+  }
+}
+
+async function stop() {
+  if (client) {
+    const c = client;
+    client = undefined;
+    await c.stop();
+  }
+}
+
+async function activate(context) {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('racesl.restartServer', async () => {
+      await stop();
+      await start();
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration('racesl.serverPath') || e.affectsConfiguration('racesl.serverArgs') ||
+          e.affectsConfiguration('racesl.include') || e.affectsConfiguration('racesl.debounceMs')) {
+        await stop();
+        await start();
+      }
+    }),
+  );
+  await start();
+}
+
+function deactivate() {
+  return stop();
+}
+
+module.exports = { activate, deactivate, serverOptions, clientOptions };
