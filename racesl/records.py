@@ -6,9 +6,12 @@ interrupted compile leaves either the old file or the new one, never half of one
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterable
 
@@ -37,21 +40,44 @@ def to_record(task: Task, index: int, seed: int, library: str) -> dict:
     }
 
 
+@contextlib.contextmanager
+def _signals_interrupt():
+    """While a temporary file exists, SIGTERM and SIGHUP unwind like Ctrl-C, so the file is
+    removed. (Only then: outside, the default action must stay, since a process stuck in one
+    long C call never runs a Python-level handler.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    saved = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        saved[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
 def atomic_write(path: str | Path, write) -> None:
     """Call write(tmp_path), then rename onto path. On any failure the tmp file goes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
+    with _signals_interrupt():
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+        os.close(fd)
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+            write(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
 
 
 def dumps(record: dict) -> str:

@@ -34,21 +34,6 @@ def _ensure_hash_seed(argv: list[str]) -> None:
         pass  # fall back to running as we are
 
 
-def _signals_interrupt() -> None:
-    """SIGTERM and SIGHUP end a command the way Ctrl-C does, so `finally` blocks run and
-    no half-written output file is left behind."""
-    import signal
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        try:
-            signal.signal(sig, stop)
-        except (ValueError, OSError):
-            pass  # not the main thread: leave the default
-
-
 def build_parser() -> argparse.ArgumentParser:
     from racesl import __version__
 
@@ -78,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
     if from_cli:
         _ensure_hash_seed(argv)
     modname = COMMANDS[args.command][0]
-    _signals_interrupt()
     try:
         return __import__(modname, fromlist=["execute"]).execute(args)
     except KeyboardInterrupt:

@@ -486,17 +486,22 @@ def test_single_c_call_time_bombs_stop(tmp_path):
     procs = {name: subprocess.Popen([RACESC, "run", str(path), name, "--input", "40"], cwd=tmp_path, env=env,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for name in ("dag_eq", "dag_hash")}
-    hung = []
+    hung, results = [], {}
     deadline = time.monotonic() + 7.0
-    for name, proc in procs.items():
-        try:
-            out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
-            assert "Traceback" not in err
-            assert out.split() == ["!size"], (name, out, err)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            hung.append(name)
+    try:
+        for name, proc in procs.items():
+            try:
+                results[name] = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                hung.append(name)
+    finally:
+        for proc in procs.values():  # never leave a spinning process behind
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for name, (out, err) in results.items():
+        assert "Traceback" not in err
+        assert out.split() == ["!size"], (name, out, err)
     assert not hung, f"still running after 7 s (wall limit 2 s): {hung}"
 
 
