@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-ORDER = ("fuel", "check", "compile")
+ORDER = ("fuel", "check", "compile", "solver", "lsp")
 
 
 def fmt(value, unit: str) -> str:
@@ -19,6 +19,8 @@ def fmt(value, unit: str) -> str:
         return f"{value:.3f}×" if abs(value) < 0.1 else f"{value:.2f}×"
     if unit == "s":
         return f"{value:.2f} s"
+    if unit == "%":
+        return f"{value:.1f} %"
     if isinstance(value, (int, float)) and abs(value) >= 1000:
         return f"{value:,.0f} {unit}"
     return f"{value:g} {unit}"
