@@ -80,12 +80,7 @@ def _walk_loop_body(s):
         stack.extend(A.children(n))
 
 
-def _assigned_names(target: A.Expr, out: list[A.Name]) -> None:
-    if isinstance(target, A.Name):
-        out.append(target)
-    elif isinstance(target, (A.TupleExpr, A.ListExpr)):
-        for e in target.elts:
-            _assigned_names(e, out)
+_assigned_names = A.assigned_names
 
 
 class BodyChecker:

@@ -340,12 +340,7 @@ class _Walker:
             self.scopes.pop()
 
 
-def _assigned(target, out: list[A.Name]) -> None:
-    if isinstance(target, A.Name):
-        out.append(target)
-    elif isinstance(target, (A.TupleExpr, A.ListExpr)):
-        for e in target.elts:
-            _assigned(e, out)
+_assigned = A.assigned_names
 
 
 class Indexer:

@@ -17,7 +17,7 @@ from racesl.rewards.score import score
 RECORD_FIELDS = ("id", "operator", "size", "chain", "settings", "input", "trace", "answer", "library", "extra")
 
 
-def _completion_text(c: Any) -> str:
+def completion_text(c: Any) -> str:
     """TRL passes plain strings, or chat messages [{"role", "content"}] for conversational data."""
     if isinstance(c, str):
         return c
@@ -26,7 +26,8 @@ def _completion_text(c: Any) -> str:
     return ""
 
 
-def _record_from(value: Any) -> dict | None:
+def record_from(value: Any) -> dict | None:
+    """A record given as a dict or as JSON text (None for anything else)."""
     if isinstance(value, dict):
         return value
     if isinstance(value, str):
@@ -46,7 +47,7 @@ def races_reward(prompts=None, completions=None, **kwargs) -> list[float]:
     for k, c in enumerate(completions):
         rec = None
         if "record" in kwargs:
-            rec = _record_from(kwargs["record"][k])
+            rec = record_from(kwargs["record"][k])
         else:
             try:
                 rec = {f: kwargs[f][k] for f in RECORD_FIELDS if f in kwargs}
@@ -55,7 +56,7 @@ def races_reward(prompts=None, completions=None, **kwargs) -> list[float]:
                         rec[f] = json.loads(rec[f])
             except (KeyError, IndexError, TypeError, ValueError):
                 rec = None
-        out.append(score(rec, _completion_text(c)) if rec else 0.0)
+        out.append(score(rec, completion_text(c)) if rec else 0.0)
     return out
 
 
@@ -63,7 +64,7 @@ def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_
     """verl's custom reward entry point."""
     rec = None
     if isinstance(extra_info, dict):
-        rec = _record_from(extra_info.get("record"))
+        rec = record_from(extra_info.get("record"))
     if rec is None:
         # without the record we can still check exact answers of value-answer operators
         rec = {"operator": "loop", "answer": ground_truth or "", "trace": [ground_truth or ""]}
@@ -76,7 +77,7 @@ def reward_func(queries, prompts, labels, **_) -> dict:
 
     rewards = []
     for k, (q, label) in enumerate(zip(queries, labels)):
-        rec = _record_from(label)
+        rec = record_from(label)
         p = prompts[k] if prompts is not None and k < len(prompts) else ""
         # queries are prompt + response; the prompt's own <answer> example must not count
         response = q[len(p):] if isinstance(q, str) and p and q.startswith(p) else q

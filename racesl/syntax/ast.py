@@ -389,6 +389,17 @@ def walk(n: Node):
         stack.extend(reversed(list(children(cur))))
 
 
+def assigned_names(target: Expr, out: list) -> None:
+    """The names a target binds (`a`, `a, (b, c)`), appended to `out` in order."""
+    stack = [target]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, Name):
+            out.append(t)
+        elif isinstance(t, (TupleExpr, ListExpr)):
+            stack.extend(reversed(t.elts))
+
+
 def depth(n: Node, limit: int) -> tuple[int, Node]:
     """Nesting depth of a tree (without recursion), and its deepest node; stops past `limit`.
 

@@ -8,28 +8,9 @@ import json
 import threading
 import time
 
+from racesl.rewards.adapters import completion_text as _completion_text
+from racesl.rewards.adapters import record_from
 from racesl.rewards.score import score
-
-
-def _completion_text(c) -> str:
-    """TRL passes strings, or chat messages for conversational prompts (the last is the reply)."""
-    if isinstance(c, str):
-        return c
-    if isinstance(c, list) and c and isinstance(c[-1], dict):
-        return str(c[-1].get("content", ""))
-    return ""
-
-
-def _record_from(value) -> dict | None:
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str):
-        try:
-            r = json.loads(value)
-        except ValueError:
-            return None
-        return r if isinstance(r, dict) else None
-    return None
 
 
 class Observations:
@@ -70,7 +51,7 @@ class RacesReward:
             raw = record[k] if record is not None else None
             key = id(raw)
             if key not in cache:  # the same record repeats num_generations times
-                cache[key] = _record_from(raw)
+                cache[key] = record_from(raw)
             rec = cache[key]
             out.append(score(rec, _completion_text(c)) if rec else 0.0)
         self.seconds += time.perf_counter() - t0
