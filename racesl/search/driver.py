@@ -7,6 +7,7 @@ order — so `--workers 1` and `--workers 8` give byte-identical output.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import time
@@ -112,6 +113,8 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
     pool = None
     if workers > 1:
         _WORKER = gen
+        gc.collect()
+        gc.freeze()  # keep the collector from touching (and so copying) the parent's pages
         pool = mp.get_context("fork").Pool(workers)
     child_cpu = 0.0
     try:
@@ -159,6 +162,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
         if pool is not None:
             pool.close()
             pool.join()
+            gc.unfreeze()
             _WORKER = None
             child_cpu = sum(os.times()[2:4]) - children0  # only this pool's workers
     summary.tasks = len(tasks)
