@@ -64,6 +64,13 @@ class Loader:
             return self.overlay[key], []
         return decode_source(path.read_bytes(), key)
 
+    def _parse(self, path: Path) -> tuple[str, A.Module, list[Diagnostic]]:
+        """Text, tree and diagnostics of one file (raises OSError). The language server
+        overrides this to read open buffers and cached parses."""
+        text, diags = self._read(path)
+        mod, more = parse_module(text, str(path))
+        return text, mod, diags + more
+
     def load_file(self, path: Path) -> Source | None:
         name = path.stem
         if name in self.sources:
@@ -74,12 +81,10 @@ class Loader:
                     Span(1, 1, 1, 1), str(path), hint="rename one of the files"))
             return existing
         try:
-            text, diags = self._read(path)
+            text, mod, diags = self._parse(path)
         except OSError as e:
             self.diagnostics.append(Diagnostic("E202", f"cannot read {path}: {e.strerror}", Span(1, 1, 1, 1), str(path)))
             return None
-        mod, more = parse_module(text, str(path))
-        diags += more
         src = Source(name, str(path), text, mod, diags, module_imports(mod))
         self.sources[name] = src
         for modname, node in src.imports:

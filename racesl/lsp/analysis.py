@@ -28,9 +28,9 @@ import attrs
 from racesl import resources
 from racesl.check import Checked
 from racesl.check.checker import ModuleChecker
-from racesl.check.loader import Loader, Source, module_imports
+from racesl.check.loader import Loader, Source
 from racesl.check.model import CheckedModule
-from racesl.diagnostics import Diagnostic, Span
+from racesl.diagnostics import Diagnostic
 from racesl.lsp.documents import Document, LineIndex
 from racesl.lsp.incremental import IncrementalParser, ParseResult, Placement
 from racesl.syntax import ast as A
@@ -404,31 +404,13 @@ class CachedLoader(Loader):
         self.docs = docs
         self.disk = disk
 
-    def load_file(self, path: Path) -> Source | None:  # mirrors Loader.load_file
-        name = path.stem
-        if name in self.sources:
-            existing = self.sources[name]
-            if Path(existing.path).resolve() != path.resolve():
-                self.diagnostics.append(Diagnostic(
-                    "E201", f"two modules are named '{name}': {existing.path} and {path}",
-                    Span(1, 1, 1, 1), str(path), hint="rename one of the files"))
-            return existing
+    def _parse(self, path: Path):
         key = str(path)
         doc = self.docs.get(key)
         if doc is not None:
-            text, mod, diags = doc.text, doc.parsed.module, list(doc.parsed.diagnostics)
-        else:
-            try:
-                text, mod, diags = self.disk.get(key)
-            except OSError as e:
-                self.diagnostics.append(Diagnostic("E202", f"cannot read {path}: {e.strerror}", Span(1, 1, 1, 1), key))
-                return None
-            diags = list(diags)
-        src = Source(name, key, text, mod, diags, module_imports(mod))
-        self.sources[name] = src
-        for modname, node in src.imports:
-            self._resolve_import(src, modname, node)
-        return src
+            return doc.text, doc.parsed.module, list(doc.parsed.diagnostics)
+        text, mod, diags = self.disk.get(key)
+        return text, mod, list(diags)
 
 
 class CheckDriver:

@@ -69,6 +69,15 @@ class Builder:
         return (tuple(s.env for s in chain.steps), tuple(settings_dict(e, s.settings) for e, s in zip(envs, chain.steps)),
                 tuple(s.text for s in chain.steps))
 
+    def _sample_start(self, env: EnvSig, rng, stats) -> tuple[int, Any, tuple] | None:
+        """A level, an input and settings for `env`; None (counted) when it cannot be sampled."""
+        lvl = self.search.level(rng)
+        try:
+            return lvl, self.search.lib.sample_input(env, rng, lvl), self.search.settings(env, rng, lvl)
+        except NoSample:
+            stats["error"] += 1
+            return None
+
     # ------------------------------------------------------------ paper operators
 
     def sequential(self, rng, size, quota, stats) -> Task | None:
@@ -94,13 +103,10 @@ class Builder:
             if q is None:
                 return None
             env = self.envs[q]
-            lvl = self.search.level(rng)
-            try:
-                x = self.search.lib.sample_input(env, rng, lvl)
-                st = self.search.settings(env, rng, lvl)
-            except NoSample:
-                stats["error"] += 1
+            start = self._sample_start(env, rng, stats)
+            if start is None:
                 continue
+            _, x, st = start
             x_text = canonical(x)
             step = self.search.exec.run(env, x, st, False, stats, x_text)
             if step is None:
@@ -196,13 +202,10 @@ class Builder:
         starts = [s for s in self.search.starts if T.erase(self.envs[s].input) == T.erase(cond.input)]
         if len(starts) < 1:
             return None
-        lvl = self.search.level(rng)
-        try:
-            x0 = self.search.lib.sample_input(cond, rng, lvl)
-            cst = self.search.settings(cond, rng, lvl)
-        except NoSample:
-            stats["error"] += 1
+        start = self._sample_start(cond, rng, stats)
+        if start is None:
             return None
+        lvl, x0, cst = start
         stats["executions"] += 1
         r = self.search.lib.run(cond, x0, cst)
         if not r.ok:
@@ -249,13 +252,10 @@ class Builder:
             if not q:
                 return None
             env = self.envs[q[0]]
-            lvl = self.search.level(rng)
-            try:
-                x = self.search.lib.sample_input(env, rng, lvl)
-                st = self.search.settings(env, rng, lvl)
-            except NoSample:
-                stats["error"] += 1
+            start = self._sample_start(env, rng, stats)
+            if start is None:
                 continue
+            lvl, x, st = start
             x_text = canonical(x)
             states = {x_text}
             trace: list[Step] = []

@@ -87,3 +87,27 @@ def library_for(hash_: str):
         if std is not None:
             register(std)
     return _LIBS.get(hash_)
+
+
+def read_tasks(path: str | Path) -> list[dict]:
+    """Task records, with their library registered from the sidecar beside them (so
+    `sort`/`select` answers can be re-executed). Raises ValueError with a message that
+    names the file; never returns an empty list."""
+    from racesl.records import read_records
+
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"tasks file {p} does not exist")
+    sidecar = Path(str(p) + ".library.json")
+    if sidecar.exists():
+        try:
+            load_sidecar(sidecar)
+        except (OSError, ValueError, KeyError) as e:
+            raise ValueError(f"{sidecar}: {e}") from None
+    try:
+        records = read_records(p)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read {p}: {e}") from None
+    if not records:
+        raise ValueError(f"{p} holds no tasks")
+    return records

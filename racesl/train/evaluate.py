@@ -197,26 +197,16 @@ def heatmap(cells: dict[tuple[str, int], Cell], path: str | Path, title: str = "
 
 
 def load_tasks(path: str | Path, n: int | None = None) -> list[dict]:
-    from racesl.records import read_records
-    from racesl.rewards import load_sidecar
+    from racesl.rewards.libraries import read_tasks
 
-    p = Path(path)
-    if not p.exists():
-        raise EvalError(f"tasks file {p} does not exist")
-    sidecar = Path(str(p) + ".library.json")
-    if sidecar.exists():
-        try:
-            load_sidecar(sidecar)
-        except (OSError, ValueError, KeyError) as e:
-            raise EvalError(f"{sidecar}: {e}") from None
     try:
-        records = read_records(p)
-    except (OSError, ValueError) as e:
-        raise EvalError(f"cannot read {p}: {e}") from None
+        records = read_tasks(path)
+    except ValueError as e:
+        raise EvalError(str(e)) from None
     if n is not None:
         records = records[:n]
     if not records:
-        raise EvalError(f"{p} holds no tasks")
+        raise EvalError(f"{path} holds no tasks")
     return records
 
 

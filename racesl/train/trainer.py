@@ -175,22 +175,12 @@ def load_library(cfg: TrainConfig):
 
 
 def load_task_file(path: str) -> list[dict]:
-    from racesl.records import read_records
-    from racesl.rewards import load_sidecar
+    from racesl.rewards.libraries import read_tasks
 
-    p = Path(path)
-    if not p.exists():
-        raise TrainError(f"tasks file {p} does not exist")
-    sidecar = Path(str(p) + ".library.json")
-    if sidecar.exists():
-        try:
-            load_sidecar(sidecar)
-        except (OSError, ValueError, KeyError) as e:
-            raise TrainError(f"{sidecar}: {e}") from None
-    records = read_records(p)
-    if not records:
-        raise TrainError(f"{p} holds no tasks")
-    return records
+    try:
+        return read_tasks(path)
+    except ValueError as e:
+        raise TrainError(str(e)) from None
 
 
 def make_curriculum(cfg: TrainConfig, records: list[dict] | None = None):
