@@ -18,10 +18,12 @@ import attrs
 from racesl import __version__
 from racesl.check import Checked, check_paths
 from racesl.check.model import EnvSig
+from racesl.lower.effects import fresh, mutating_functions
 from racesl.lower.module import Lowered
 from racesl.runtime.contract import canonical, check_value
 from racesl.runtime.builtins import SafeRng
 from racesl.runtime.execute import Program, classify
+from racesl.runtime.fastcheck import compile_checker
 from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
@@ -71,6 +73,9 @@ class Library:
         self._keep: list = []  # types whose id() keys the cache stay alive
         self._pred_fns: dict = {}
         self._fns: dict = {}
+        self._checkers: dict = {}  # id(type) → compiled checker (or None), see racesl.runtime.fastcheck
+        self._plain_preds: dict | None = None
+        self._mutators: frozenset[str] | None = None
 
     @classmethod
     def from_paths(cls, paths, include=()) -> tuple["Library | None", Checked]:
@@ -113,18 +118,42 @@ class Library:
         """None when value belongs to t; else why not.
 
         With `text` (the value's canonical text) the verdict is cached: the search meets the
-        same states again and again, and membership is a pure function of the value."""
+        same states again and again, and membership is a pure function of the value. On a
+        miss, a checker compiled for `t` answers the common case (the value conforms) at
+        once; anything else takes the generic walk, which also says why."""
         if text is None:
-            return check_value(value, t, self.check_pred)
+            return self._verdict(value, t)
         key = (id(t), text)
         hit = self._type_cache.get(key, _MISS)
         if hit is _MISS:
-            hit = check_value(value, t, self.check_pred)
+            hit = self._verdict(value, t)
             if len(self._type_cache) > 1_000_000:
                 self._type_cache.clear()
             self._type_cache[key] = hit
-            self._keep.append(t)
         return hit
+
+    def _verdict(self, value: Any, t: T.Type) -> str | None:
+        fast = self._checkers.get(id(t), _MISS)
+        if fast is _MISS:
+            fast = self._checkers[id(t)] = compile_checker(t, self.check_pred, self._plain_pred)
+            self._keep.append(t)  # id(t) keys both caches: keep t alive
+        if fast is not None:
+            try:
+                if fast(value):
+                    return None
+            except Exception:  # e.g. a comparison of unlike values: the generic walk decides
+                pass
+        return check_value(value, t, self.check_pred)
+
+    def _plain_pred(self, pred: T.Pred) -> py.expr | None:
+        """The predicate's uninstrumented expression (over `it`), for inlining simple ones."""
+        if self._plain_preds is None:
+            self._plain_preds = {
+                fn.name: fn.body[0].value for fn in self.module.body
+                if isinstance(fn, py.FunctionDef) and len(fn.body) == 1 and isinstance(fn.body[0], py.Return)
+                and fn.args.args and fn.args.args[0].arg == "it"}
+        name = self.preds.get((pred.module, pred.text))
+        return None if name is None else self._plain_preds.get(name)
 
     # ------------------------------------------------------------ sampling
 
@@ -146,6 +175,8 @@ class Library:
         return value
 
     def sample_settings(self, env: EnvSig, rng: random.Random, level: int) -> tuple:
+        if not env.settings:
+            return ()
         return tuple(self.sample_param(env, s.name, s.type, rng, level) for s in env.settings)
 
     def sample_input(self, env: EnvSig, rng: random.Random, level: int) -> Any:
@@ -153,12 +184,27 @@ class Library:
 
     # ------------------------------------------------------------ running
 
+    def may_mutate(self, env: EnvSig) -> bool:
+        """Might the body change its input or settings in place? Callers that share values
+        (the search, the rewards' literal cache) then pass `fresh` copies: see
+        racesl.lower.effects."""
+        if self._mutators is None:
+            self._mutators = mutating_functions(self.module)
+        return env.pyname in self._mutators
+
+    def own_args(self, env: EnvSig, x: Any, settings: tuple) -> tuple[Any, tuple]:
+        """`(x, settings)` as the body may have them: copies when it may mutate them."""
+        if self.may_mutate(env):
+            return fresh(x), tuple(fresh(s) for s in settings)
+        return x, settings
+
     def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0,
             check_output: bool = True) -> Run:
         """Run an environment on an input; never raises for anything the body does."""
         fn = self._fns.get((env.pyname, wall))
         if fn is None:
             fn = self._fns[env.pyname, wall] = self.program.function(env.pyname, wall=wall)
+        x, settings = self.own_args(env, x, settings)
         try:
             value, steps = fn(fuel, x, *settings)
         except (Exception, Cutoff) as exc:

@@ -2,7 +2,9 @@
 
 Determinism: task index i is built from (seed, i) and the quota snapshot of its batch.
 Batches have a fixed size, workers split a batch by index, and results merge in index
-order — so `--workers 1` and `--workers 8` give byte-identical output.
+order — so `--workers 1` and `--workers 8` give byte-identical output. With W workers the
+parent forks W - 1 processes and builds the first share of each batch itself: W busy
+processes on W cores, none waiting idle for the others.
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
         _WORKER = gen
         gc.collect()
         gc.freeze()  # keep the collector from touching (and so copying) the parent's pages
-        pool = mp.get_context("fork").Pool(workers)
+        pool = mp.get_context("fork").Pool(workers - 1)  # the parent builds a share too
     child_cpu = 0.0
     try:
         i = 0
@@ -128,7 +130,9 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
                 results = gen.build_many(batch, snapshot)
             else:
                 parts = [batch[k::workers] for k in range(workers)]
-                results = [r for chunk in pool.map(_worker_build, [(p, snapshot) for p in parts]) for r in chunk]
+                pending = pool.map_async(_worker_build, [(p, snapshot) for p in parts[1:]])
+                results = gen.build_many(parts[0], snapshot)
+                results += [r for chunk in pending.get() for r in chunk]
                 results.sort(key=lambda r: r[0])
             before = len(tasks)
             for _, task, stats in results:

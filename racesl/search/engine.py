@@ -18,6 +18,8 @@ import attrs
 from racesl.check.model import EnvSig
 from racesl.graph.signature import GUARDED, SignatureGraph
 from racesl.runtime.contract import canonical
+from racesl.runtime.execute import classify
+from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample
 from racesl.search.config import CompileConfig
 from racesl.search.filters import value_filter
@@ -58,11 +60,26 @@ class Chain:
 
 
 class Executor:
-    """Runs environments for the search, with the input check that guarded edges need."""
+    """Runs environments for the search, with the input check that guarded edges need.
+
+    This is `Library.run` without its `Run` record and output contract walk, inlined: it is
+    the innermost loop of every compile."""
 
     def __init__(self, lib, cfg: CompileConfig):
         self.lib = lib
         self.cfg = cfg
+        self._fns: dict[str, Any] = {}
+
+    def _function(self, env: EnvSig):
+        run = self.lib.program.function(env.pyname, wall=self.cfg.filters.wall)
+        if self.lib.may_mutate(env):  # the state is shared by every candidate: copy it
+            own = self.lib.own_args
+
+            def run(fuel, x, *settings, _run=run, _env=env):
+                x, settings = own(_env, x, settings)
+                return _run(fuel, x, *settings)
+        self._fns[env.pyname] = run
+        return run
 
     def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter,
             x_text: str | None = None) -> Step | None:
@@ -71,19 +88,22 @@ class Executor:
             stats["domain"] += 1
             return None
         stats["executions"] += 1
-        r = lib.run(env, x, settings, fuel=f.max_steps, wall=f.wall, check_output=False)
-        if not r.ok:
-            stats["error" if r.status in ("error", "recursion") else r.status] += 1
+        fn = self._fns.get(env.pyname) or self._function(env)
+        try:
+            value, steps = fn(f.max_steps, x, *settings)
+        except (Exception, Cutoff) as exc:
+            status = classify(exc)
+            stats["error" if status in ("error", "recursion") else status] += 1
             return None
-        text = canonical(r.value)
-        why = value_filter(f, r.value, text)
+        text = canonical(value)
+        why = value_filter(f, value, text)
         if why:
             stats[why] += 1
             return None
-        if lib.conforms(r.value, env.output, text) is not None:
+        if lib.conforms(value, env.output, text) is not None:
             stats["contract"] += 1
             return None
-        return Step(env.qualname, settings, r.value, text, r.steps)
+        return Step(env.qualname, settings, value, text, steps)
 
 
 class Search:

@@ -38,19 +38,25 @@ def lib(tmp_path):
 
 
 def run_counting(lib, solver: bool):
+    """Compile, counting the bodies the search runs (through the program's hot path)."""
     ran: Counter = Counter()
-    real = lib.run
+    real = lib.program.function
+    names = {e.pyname: q for q, e in lib.envs.items()}
 
-    def spy(env, *a, **kw):
-        ran[env.qualname] += 1
-        return real(env, *a, **kw)
+    def spy(name, **kw):
+        fn = real(name, **kw)
 
-    lib.run = spy
+        def counted(*a):
+            ran[names.get(name, name)] += 1
+            return fn(*a)
+        return counted
+
+    lib.program.function = spy
     try:
         cfg = CompileConfig(n=60, seed=3, operators=(("sequential", 2, 3),), solver=solver)
         tasks, summary = compile_tasks(lib, cfg)
     finally:
-        del lib.run
+        del lib.program.function
     return ran, tasks, summary
 
 
