@@ -76,6 +76,7 @@ class Library:
         self._checkers: dict = {}  # id(type) → compiled checker (or None), see racesl.runtime.fastcheck
         self._plain_preds: dict | None = None
         self._mutators: frozenset[str] | None = None
+        self._env_samplers: dict[str, dict[str, str]] = {}
 
     @classmethod
     def from_paths(cls, paths, include=()) -> tuple["Library | None", Checked]:
@@ -159,7 +160,7 @@ class Library:
 
     def sample_param(self, env: EnvSig, param: str, t: T.Type, rng: random.Random, level: int) -> Any:
         """One value for a parameter: its @sample helper, else the default sampler."""
-        helper = dict(env.samplers).get(param)
+        helper = self._samplers_of(env).get(param)
         if helper is None:
             return sampler_for(t).draw(rng, level, self.check_pred)
         fn = self._fns.get((helper, None))
@@ -173,6 +174,12 @@ class Library:
         if why is not None:
             raise NoSample(f"sampler returned {value!r}, outside {t}: {why}")
         return value
+
+    def _samplers_of(self, env: EnvSig) -> dict[str, str]:
+        hit = self._env_samplers.get(env.qualname)
+        if hit is None:
+            hit = self._env_samplers[env.qualname] = dict(env.samplers)
+        return hit
 
     def sample_settings(self, env: EnvSig, rng: random.Random, level: int) -> tuple:
         if not env.settings:

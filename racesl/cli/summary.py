@@ -10,7 +10,7 @@ from racesl.search.config import OPERATORS
 
 def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     console.print(f"[bold]{s.tasks}[/] tasks → {out}   ({s.attempts} attempts, {s.failed} gave up, "
-                  f"{s.duplicates} duplicates, {s.executions:,} executions; {seconds:.1f} s, "
+                  f"{s.duplicates} duplicates, {s.executions:,} executions + {s.reused:,} reused; {seconds:.1f} s, "
                   f"{s.tasks / max(s.cpu_seconds, 1e-9):,.0f} tasks/CPU-s, {s.workers} worker{'s' * (s.workers != 1)})")
     sizes = sorted({size for _, size in s.by_size})
     t = Table(title="tasks by operator and size")

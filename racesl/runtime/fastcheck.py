@@ -34,6 +34,9 @@ _STR_TESTS = frozenset({"isalpha", "islower", "isupper", "isdigit", "isalnum", "
 _CMP = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 
 
+_CODE: dict[str, Any] = {}  # source → code object
+
+
 class _Unsupported(Exception):
     pass
 
@@ -51,10 +54,15 @@ def compile_checker(t: Type, check: Callable[[Pred, Any], bool],
     except _Unsupported:
         return None
     src = f"def _races_check(v):\n    return {body}\n"
+    code = _CODE.get(src)
+    if code is None:  # compiling is most of the cost; libraries built again reuse it
+        if len(_CODE) > 4096:
+            _CODE.clear()
+        code = _CODE[src] = compile(src, "<races-check>", "exec")
     ns: dict[str, Any] = {"__builtins__": {}, "_type": type, "_len": len, "_all": all,
                           "_int": int, "_bool": bool, "_str": str, "_list": list, "_tuple": tuple,
                           "_dict": dict, "_sets": (set, frozenset), "_chk": check, "_P": gen.preds}
-    exec(compile(src, "<races-check>", "exec"), ns)
+    exec(code, ns)
     return ns["_races_check"]
 
 

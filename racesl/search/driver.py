@@ -30,6 +30,7 @@ class Summary:
     tasks: int = 0
     attempts: int = 0
     executions: int = 0  # environment bodies run (the solver's pruning lowers this)
+    reused: int = 0  # results the search already had for that environment, input and settings
     failed: int = 0
     duplicates: int = 0
     by_operator: Counter = attrs.Factory(Counter)
@@ -138,6 +139,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
             for _, task, stats in results:
                 summary.attempts += 1
                 summary.executions += stats.pop("executions", 0)
+                summary.reused += stats.pop("reused", 0)
                 summary.rejections.update(stats)
                 if task is None:
                     summary.failed += 1

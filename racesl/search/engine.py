@@ -62,13 +62,19 @@ class Chain:
 class Executor:
     """Runs environments for the search, with the input check that guarded edges need.
 
-    This is `Library.run` without its `Run` record and output contract walk, inlined: it is
-    the innermost loop of every compile."""
+    This is `Library.run` without its `Run` record, inlined: it is the innermost loop of
+    every compile. Results are remembered by (environment, input text, settings): bodies
+    are deterministic functions of their arguments, and the search meets the same states
+    again and again. Only a timeout (which depends on the machine) is never remembered, so
+    a reused result is exactly what running again would give, in any process."""
+
+    MEMO_LIMIT = 400_000
 
     def __init__(self, lib, cfg: CompileConfig):
         self.lib = lib
         self.cfg = cfg
         self._fns: dict[str, Any] = {}
+        self._memo: dict[tuple, Step | str] = {}
 
     def _function(self, env: EnvSig):
         run = self.lib.program.function(env.pyname, wall=self.cfg.filters.wall)
@@ -83,26 +89,49 @@ class Executor:
 
     def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter,
             x_text: str | None = None) -> Step | None:
-        lib, f = self.lib, self.cfg.filters
+        lib = self.lib
         if guarded and lib.conforms(x, env.input, x_text) is not None:
             stats["domain"] += 1
             return None
+        key = None
+        if x_text is not None:
+            key = (env.pyname, x_text, settings)
+            try:
+                hit = self._memo.get(key)
+            except TypeError:  # a List or Dict setting: not hashable, not remembered
+                key = hit = None
+            if hit is not None:
+                stats["reused"] += 1
+                if type(hit) is str:
+                    stats[hit] += 1
+                    return None
+                return hit
         stats["executions"] += 1
+        out = self._execute(env, x, settings)
+        if key is not None and out != "timeout":
+            if len(self._memo) >= self.MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = out
+        if type(out) is str:
+            stats[out] += 1
+            return None
+        return out
+
+    def _execute(self, env: EnvSig, x, settings: tuple) -> Step | str:
+        """The step, or the name of what dropped it (a status or a filter)."""
+        f = self.cfg.filters
         fn = self._fns.get(env.pyname) or self._function(env)
         try:
             value, steps = fn(f.max_steps, x, *settings)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
-            stats["error" if status in ("error", "recursion") else status] += 1
-            return None
+            return "error" if status in ("error", "recursion") else status
         text = canonical(value)
         why = value_filter(f, value, text)
         if why:
-            stats[why] += 1
-            return None
-        if lib.conforms(value, env.output, text) is not None:
-            stats["contract"] += 1
-            return None
+            return why
+        if self.lib.conforms(value, env.output, text) is not None:
+            return "contract"
         return Step(env.qualname, settings, value, text, steps)
 
 
