@@ -21,9 +21,13 @@ the same convention (a function merged into the program later) — or fails with
 Each function also gets an *entry* variant, `_races_entry__f(_races_wall, _races_budget,
 *params) -> (value, steps)`, for calls from outside (`Program.function`): the same body,
 charging its local counter from `_races_budget` with no box unless a statement needs one,
-no depth test, and returning `(value, budget - counter)` (`(value, 0)` when nothing in it
-charges). A negative budget, or no watchdog session open, sends it through
-`_races_enter_slow`, which runs the ordinary variant.
+no depth test, and returning `(value, budget - counter)`. A negative budget, or no
+watchdog session open, sends it through `_races_enter_slow`, which runs the ordinary
+variant. An entry whose body charges nothing (no loop, comprehension, helper or lambda
+call, charging builtin or charged `in`) returns `(value, 0)` and tests only the budget:
+such a body runs a number of bytecodes bounded by its own size, over size-guarded values,
+so it needs neither fuel nor a watchdog session (which could only interrupt it between
+bytecodes anyway).
 
 Fuel sharing
 ------------
@@ -56,7 +60,14 @@ Charges (docs/language.md §4.6)
 - comprehensions and generator expressions: one step an element drawn from each `for`
   clause, charged up front when the source is sized, affordable, and the consumer takes
   every element (list/set/dict comprehensions; a generator passed straight to
-  `sum list tuple set dict sorted max min str.join`), else element by element;
+  `sum list tuple set dict sorted max min str.join`), else element by element. When the
+  comprehension is the first thing its statement evaluates (`return C`, `x = C`,
+  `return f(C)` with f one of those consumers or `"literal".join`), its first source is
+  evaluated into a temporary before the statement and charged to the local counter there
+  (the same moment, the same amount), the statement existing in two copies: one drawing
+  the temporary directly, one through `_races_tick_iter`; elsewhere `_races_each` charges
+  it when the comprehension starts. A generator passed to `sum`, `max` or `min` calls
+  CPython's builtin directly (an unsized argument is charged nothing by the builtin);
   `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
   not consume, when the elements themselves charge nothing. A generator that escapes its
   statement (stored in a variable, passed to a helper or to zip/enumerate) is charged its
@@ -81,7 +92,18 @@ by literals; `%` unless the left side is a number; f-string values that are not 
 `str.replace/zfill/join`, `list.extend/insert`, `*` unpacking in displays, slice
 assignment. Guards that pay are inlined with a type test in front (`(a % b) if
 _races_type(a) is _races_int else _races_g_mod(a, b)`; `s += t` on a str appends in place
-and checks the length after). See racesl.runtime.guards for the guards themselves.
+and checks the length after; `x * x` and `x * <literal>` of numbers test x once). See
+racesl.runtime.guards for the guards themselves.
+
+Comparisons and hashing (`_races_g_deep`, see `_Ex.v_Compare`): an operand is measured
+only where CPython could walk it — a rich comparison whose *other* side is not flat (a
+number, a str, None, an f-string: CPython's containers compare only with their own type,
+so a container compared with a flat value is answered at once), the left side of `in`
+unless it is flat or the right side is a str literal (a non-str left side raises at once)
+or a tuple/list display of flat constants, set-display elements and dict-display keys.
+`is` measures nothing. The flat types pass inline: `(x if _races_type(x) in _races_FLAT
+else _races_g_deep(x))`. Whether an operand is flat is judged on the original expression,
+before guards rewrite it.
 """
 
 from __future__ import annotations
@@ -123,6 +145,7 @@ _FRESH_CALLS = frozenset({"list", "sorted", "dict", "set", "tuple"})
 _FRESH_METHODS = frozenset({"split", "copy"})
 _GUARDED_METHODS = frozenset({"replace", "zfill", "extend", "insert"})
 _INLINE_CHARGED = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set"})
+_NO_POST = frozenset({"sum", "max", "min"})  # builtins whose result is not size-checked
 _ONE_ARG = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "dict",
                       "enumerate", "reversed"})
 _SMALL = 1 << 64
@@ -739,6 +762,11 @@ class _Ex:
             body = ast.BinOp(left=copy.deepcopy(use1), op=ast.Pow(), right=copy.deepcopy(right))
             inner = body
             slow_right = right
+        elif (isinstance(left, ast.Name) and isinstance(right, ast.Name) and left.id == right.id
+              or isinstance(right, ast.Constant) and -_SMALL_INT < right.value < _SMALL_INT):
+            # `x * x` (one test), `x * 7` (the literal needs none)
+            inner = ast.BinOp(left=copy.deepcopy(use1), op=ast.Mult(), right=copy.deepcopy(right))
+            slow_right = right
         else:
             p2 = probe(right)
             if p2 is None:
@@ -814,36 +842,83 @@ class _Ex:
 
     # -- membership
 
-    def _deep(self, x):
-        """`_races_g_deep(x)` unless x is certainly flat (a number or a literal)."""
-        if isinstance(x, ast.Constant) or _is_num(x, self.num):
+    def _flat(self, e) -> bool:
+        """Whether `e` (judged before it is rewritten) can only be a number, a str or None:
+        a value that compares with anything at once (CPython's containers compare only
+        with their own type) and hashes in time linear in its size."""
+        if isinstance(e, ast.Constant):
+            return not isinstance(e.value, (tuple, frozenset))
+        return isinstance(e, ast.JoinedStr) or _is_num(e, self.num)
+
+    def _deep(self, x, flat: bool = False):
+        """`x` measured before it is compared or hashed (`_races_g_deep`), unless `flat`.
+        A name, or any operand where `:=` is allowed, gets the flat types' test inline:
+        `(t if _races_type(t := x) in _races_FLAT else _races_g_deep(t))`."""
+        if flat or isinstance(x, ast.Constant):
             return x
-        return _loc(_call("_races_g_deep", [x]), x)
+        if isinstance(x, ast.Name):
+            probe, use = copy.deepcopy(x), x
+        elif self.walrus:
+            t = self.fx.tmp("t")
+            probe, use = ast.NamedExpr(target=_name(t, True), value=x), _name(t)
+        else:
+            return _loc(_call("_races_g_deep", [x]), x)
+        test = ast.Compare(left=_call("_races_type", [probe]), ops=[ast.In()],
+                           comparators=[_name("_races_FLAT")])
+        return _loc(ast.IfExp(test=test, body=use, orelse=_call("_races_g_deep", [copy.deepcopy(use)])), x)
+
+    @staticmethod
+    def _flat_elements(e) -> bool:
+        """`x in e` compares x with flat constants only (no hashing): a str literal, or a
+        tuple/list display of flat constants."""
+        if isinstance(e, ast.Constant):
+            return isinstance(e.value, str)
+        if isinstance(e, (ast.Tuple, ast.List)):
+            return all(isinstance(x, ast.Constant) and not isinstance(x.value, (tuple, frozenset))
+                       for x in e.elts)
+        return False
 
     def v_Compare(self, e):
-        origs = list(e.comparators)
+        """Comparisons and `in`. An operand is measured (`_deep`) only where the comparison
+        could walk it: a rich comparison (`== < ...`) whose other side is not flat (see
+        `_flat`: a container compared with a number, a str or None is answered at once), the
+        left side of `in` unless it is flat or the right side holds flat constants only (a
+        str literal: a non-str left side raises at once; a tuple/list display of constants).
+        `is` measures nothing."""
+        origs = [e.left, *e.comparators]
+        flat = [self._flat(x) for x in origs]
+        need = [False] * len(origs)
+        for i, op in enumerate(e.ops):
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                continue
+            if isinstance(op, (ast.In, ast.NotIn)):
+                need[i] = need[i] or not (flat[i] or self._flat_elements(origs[i + 1]))
+            elif not (flat[i] or flat[i + 1]):
+                need[i] = need[i + 1] = True
+        sizes = [_static_len(c) for c in e.comparators]
         free = getattr(e, "_races_free", False)
-        e.left = self._deep(self.visit(e.left))
+        e.left = self._deep(self.visit(e.left), not need[0])
         out = []
-        for op, c0 in zip(e.ops, origs):
-            n = _static_len(c0)
+        for k, (op, c0, n) in enumerate(zip(e.ops, e.comparators, sizes)):
             c = self.visit(c0)
             if isinstance(op, (ast.In, ast.NotIn)) and n != 0 and not free:
                 c = self._charge_in(c, n)
-            elif not isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)):
-                c = self._deep(c)  # `in` compares the left operand, already measured
+            else:
+                c = self._deep(c, not need[k + 1])
             out.append(c)
         e.comparators = out
         return e
 
     def _set_display(self, e):
+        flat = [self._flat(x) for x in e.elts]
         e = self._display(e)
         if isinstance(e, ast.Set):
-            e.elts = [x if isinstance(x, ast.Starred) else self._deep(x) for x in e.elts]
+            e.elts = [x if isinstance(x, ast.Starred) else self._deep(x, f) for x, f in zip(e.elts, flat)]
         return e
 
     def v_Dict(self, e):
-        e.keys = [self._deep(self.visit(k)) if k is not None else None for k in e.keys]
+        flat = [k is not None and self._flat(k) for k in e.keys]
+        e.keys = [self._deep(self.visit(k), f) if k is not None else None for k, f in zip(e.keys, flat)]
         e.values = [self.visit(v) for v in e.values]
         return e
 
@@ -853,8 +928,11 @@ class _Ex:
             if n is not None:  # literal: charge its known length
                 dec, val = _const(n), c
             else:
-                t = self.fx.tmp("t")
-                dec = _call("_races_in_len", [ast.NamedExpr(target=_name(t, True), value=c)])
+                t = self.fx.tmp("t")  # (len(t) if type(t := c) in {str, list, tuple} else 0)
+                dec = ast.IfExp(
+                    test=ast.Compare(left=_call("_races_type", [ast.NamedExpr(target=_name(t, True), value=c)]),
+                                     ops=[ast.In()], comparators=[_name("_races_SEQ")]),
+                    body=_call("_races_len", [_name(t)]), orelse=_const(0))
                 val = _name(t)
             test = ast.Compare(
                 left=ast.NamedExpr(target=_name(LOC, True),
@@ -904,6 +982,10 @@ class _Ex:
                 self.box = True
                 args = self._args(e.args, full_first=name in _FULL)
                 if name in _ONE_ARG and plain and len(args) == 1 and not e.keywords:
+                    if name in _NO_POST and isinstance(e.args[0], ast.GeneratorExp):
+                        # an unsized argument: the builtin charges nothing (its elements
+                        # are charged as they are drawn) and checks nothing after
+                        return _loc(_call("_races_" + name, args), e)
                     return _loc(_call("_races_bi1_" + name, [_name(BOX), *args]), e)
                 return _loc(_call("_races_bi_" + name, [_name(BOX), *args], self._kws(e.keywords)), e)
             if name == "str" and len(e.args) == 1 and not e.keywords and _is_num(e.args[0], self.num):
@@ -1087,8 +1169,13 @@ class _Ex:
         outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
         inner = self.child(num=(self.num - bound) | ranged, shadow=shadow)
 
+        hoisted = getattr(e, "_races_src", None) if full and not refund else None
+
         def source(g, ok, ex, first):
             it = g.iter
+            if first and hoisted is not None:  # charged ahead by the statement (`_hoist_source`)
+                src = _name(hoisted)
+                return src if self.fx.src_fast else _loc(_call("_races_tick_iter", [_name(BOX), src]), it)
             kind = None if lazy else _special_iter(it, ex.shadow)
             if kind is not None:  # charge the builtin and the elements together
                 args = [ex.visit(a) for a in it.args]
@@ -1197,6 +1284,7 @@ class _Fx:
         self.counter = counter
         self.calls = False  # calls a program function (so its depth must be checked)
         self.refund = None  # inside a precharged loop that may exit early: the refund stmt
+        self.src_fast = True  # building the charged-ahead copy of a statement (`_hoist_source`)
 
     def tmp(self, kind: str) -> str:
         return f"_races_{kind}{next(self.counter)}"
@@ -1237,15 +1325,21 @@ class _Fx:
         params = [a.arg for a in fn.args.args]
         body = self.block(fn.body, fast=True)
         uses = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
-        slow = _loc(ast.If(
-            test=ast.BoolOp(op=ast.Or(), values=[
-                ast.Compare(left=_name(BUDGET), ops=[ast.Lt()], comparators=[_const(0)]),
-                ast.UnaryOp(op=ast.Not(), operand=ast.Attribute(value=_name("_races_wd"), attr="depth",
-                                                                ctx=ast.Load()))]),
-            body=[ast.Return(value=_call("_races_enter_slow", [_name(fn.name), _name(WALL), _name(BUDGET),
-                                                                *map(_name, params)]))],
-            orelse=[]), ref)
-        prologue = [slow, _assign(LOC, _name(BUDGET), ref)]
+        def slow_test(session: bool):
+            empty = ast.Compare(left=_name(BUDGET), ops=[ast.Lt()], comparators=[_const(0)])
+            if not session:
+                return empty
+            none = ast.UnaryOp(op=ast.Not(), operand=ast.Attribute(value=_name("_races_wd"), attr="depth",
+                                                                   ctx=ast.Load()))
+            return ast.BoolOp(op=ast.Or(), values=[empty, none])
+
+        def slow(session: bool):
+            return _loc(ast.If(
+                test=slow_test(session),
+                body=[ast.Return(value=_call("_races_enter_slow", [_name(fn.name), _name(WALL), _name(BUDGET),
+                                                                    *map(_name, params)]))],
+                orelse=[]), ref)
+        prologue = [slow(True), _assign(LOC, _name(BUDGET), ref)]
         if BOX in uses:
             prologue.append(_assign(BOX, ast.List(elts=[_name(BUDGET), _name(WALL)], ctx=ast.Load()), ref))
         if DEPTH in uses:
@@ -1259,7 +1353,8 @@ class _Fx:
             for n in (n for s in body for n in ast.walk(s)):
                 if isinstance(n, ast.Tuple) and len(n.elts) == 2 and getattr(n.elts[1], "_races_steps", False):
                     n.elts[1] = _loc(_const(0), n.elts[1])
-            prologue = [slow]
+            # no loop, call or comprehension: its time is bounded by its size, no session needed
+            prologue = [slow(False)]
         fn.body = prologue + body
         fn.args.args = [ast.arg(arg=WALL), ast.arg(arg=BUDGET), *fn.args.args]
         fn.name = ENTRY + fn.name
@@ -1294,9 +1389,70 @@ class _Fx:
         out = build(copy.deepcopy(s), ex)
         if not ex.box:
             return out
+        hoisted = self._hoist_source(s, lambda: build(copy.deepcopy(s), self.ex("box")),
+                                     lambda out: [_write(s), *out, _reload(s)])
+        if hoisted is not None:
+            return hoisted
         ex = self.ex("box")
         out = build(copy.deepcopy(s), ex)
         return [_write(s), *out, _reload(s)]
+
+    def _first_comp(self, s):
+        """The comprehension of `return C`, `x = C`, `return f(C)` / `x = f(C)` (f one of
+        sum list tuple set dict sorted max min, or `"literal".join`): nothing is evaluated
+        before its first iterable, and its consumer takes every element. None otherwise."""
+        if isinstance(s, ast.Assign):
+            if not all(isinstance(t, ast.Name) for t in s.targets):
+                return None
+        elif not isinstance(s, ast.Return):
+            return None
+        v, c = s.value, None
+        if isinstance(v, (ast.ListComp, ast.SetComp, ast.DictComp)):
+            c = v
+        elif (isinstance(v, ast.Call) and len(v.args) == 1 and not v.keywords
+              and isinstance(v.args[0], ast.GeneratorExp)):
+            f = v.func
+            if isinstance(f, ast.Name) and f.id in _FULL and f.id not in self.scope.locals:
+                c = v.args[0]
+            elif (isinstance(f, ast.Attribute) and f.attr == "join" and isinstance(f.value, ast.Constant)
+                  and isinstance(f.value.value, str)):
+                c = v.args[0]
+        if c is None or _special_iter(c.generators[0].iter, self.scope.locals) is not None:
+            return None
+        return c
+
+    def _hoist_source(self, s, build, wrap):
+        """A statement whose first evaluation is a comprehension's source (`_first_comp`):
+        evaluate the source into a temporary and charge its length to the local counter
+        right there — the moment the comprehension would have charged it — instead of
+        through `_races_each`; when the length is unknown or unaffordable, the statement's
+        other copy draws the source through `_races_tick_iter`. `build()` rewrites a copy
+        of `s` in box mode; `wrap(stmts)` adds the box synchronisation around it."""
+        c = self._first_comp(s)
+        if c is None:
+            return None
+        g = c.generators[0]
+        bound = set()
+        for gg in c.generators:
+            bound.update(_target_names(gg.target))
+        inner = [c.elt] if not isinstance(c, ast.DictComp) else [c.key, c.value]
+        inner += [x for gg in c.generators for x in gg.ifs] + [gg.iter for gg in c.generators[1:]]
+        ok = self.scope.list_ok(g.iter, inner, self.scope.locals | bound)
+        pre, v = self._expr_hoisted(g.iter, s, "a")
+        t, n = self.tmp("i"), self.tmp("n")
+        pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
+        c._races_src = t
+        try:
+            self.src_fast = True
+            fast = build()
+            self.src_fast = False
+            slow = build()
+        finally:
+            del c._races_src
+            self.src_fast = True
+        charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=_name(n)), s)
+        test = ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_name(LOC)])
+        return [*pre, _loc(ast.If(test=test, body=[charge, *wrap(fast)], orelse=wrap(slow)), s)]
 
     def s_Expr(self, s, fast):
         def build(s, ex):
@@ -1415,11 +1571,16 @@ class _Fx:
         ex = self.ex("local")
         v = ex.visit(copy.deepcopy(value))
         if ex.box:
+            def wrap(v):
+                if self.entry:
+                    return [_write(s), *self._entry_return(v, True, s)]
+                return [_write(s), _loc(ast.Return(value=v), s)]
+            hoisted = self._hoist_source(s, lambda: self.ex("box").visit(copy.deepcopy(value)), wrap)
+            if hoisted is not None:
+                return [*refund, *hoisted]
             ex = self.ex("box")
             v = ex.visit(copy.deepcopy(value))
-            if self.entry:
-                return [*refund, _write(s), *self._entry_return(v, True, s)]
-            return [*refund, _write(s), _loc(ast.Return(value=v), s)]
+            return [*refund, *wrap(v)]
         if self.entry:
             return [*refund, *self._entry_return(v, False, s)]
         if ex.local:

@@ -606,6 +606,7 @@ RUNTIME: dict = {
     "_races_int": int,
     "_races_SEQ": frozenset((str, list, tuple)),
     "_races_TEXT": frozenset((str, int, bool)),
+    "_races_FLAT": G._FLAT,  # what g_deep passes at once
     # guards
     "_races_g_deep": G.g_deep,
     "_races_g_add": G.g_add,

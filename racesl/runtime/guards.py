@@ -149,7 +149,9 @@ def g_deep(v):
     """Comparing or hashing a value is one C call: on structure that shares itself
     (`a = [a, a]` forty times) it runs for ages and no signal can stop it. Values about to be
     compared or hashed are measured first (as `repr` would count them) and refused past
-    MAX_RENDER. Scalars pass at the cost of one type test."""
+    MAX_RENDER. Scalars pass at the cost of one type test (made inline by the
+    instrumenter where it can), and operands compared with a flat value (a number, a str,
+    None) are not measured at all: see racesl.lower.instrument, "Comparisons and hashing"."""
     if type(v) in _FLAT:
         return v
     if render_size(v, MAX_RENDER, False) > MAX_RENDER:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from racesl.runtime import Program
+from racesl.runtime import FuelOut, Program
 
 from .rtutil import program, run
 
@@ -433,3 +433,73 @@ def test_fast_path_entry_variants_agree_with_call():
     with pytest.raises(FuelOut):
         prog.function("loop")(9, 10)
     assert "add" in prog and prog.names == ["add", "helper_user", "loop"]
+
+
+# ------------------------------------------------------------------ sources charged ahead
+
+
+@pytest.mark.parametrize("src,args,expected", [
+    # `return C` / `x = C` / `return f(C)`: the source is charged by the statement itself
+    ("def f(xs):\n    return [x + 1 for x in xs]\n", ([1, 2, 3],), 3),
+    ("def f(xs):\n    ys = {x: x for x in xs}\n    return ys\n", ([1, 2, 2],), 3),
+    ("def f(s):\n    return ''.join(c for c in s if c != 'a')\n", ("banana",), 6),
+    ("def h(x):\n    return x * 2\ndef f(xs):\n    return sum(h(x) for x in xs)\n", ([1, 2, 3],), 3 + 3),
+    ("def f(n):\n    return [[i * j for j in range(n)] for i in range(n)]\n", (3,), 3 + 9),
+    # a source a helper computes, and one with no length (a generator: ticks)
+    ("def h(n):\n    return list(range(n))\ndef f(n):\n    return [x for x in h(n)]\n", (4,), 1 + 4 + 4),
+    ("def f(xs):\n    return sorted(x for x in (y for y in xs))\n", ([3, 1, 2],), 3 + 3),
+])
+def test_sources_charged_ahead_keep_the_exact_boundary(src, args, expected):
+    assert boundary(src, "f", *args) == expected
+    prog = program(src)
+    out = prog.call("f", args)
+    assert prog.function("f")(out.steps, *args) == (out.value, out.steps)
+    with pytest.raises(FuelOut):
+        prog.function("f")(out.steps - 1, *args)
+
+
+def test_a_source_too_long_for_the_budget_ticks_to_the_same_cut_off():
+    src = "def f(xs):\n    return [x for x in xs]\n"
+    prog = program(src)
+    assert prog.call("f", (list(range(50)),), fuel=49).status == "fuel"
+    assert prog.call("f", (list(range(50)),), fuel=50).steps == 50
+    # a list the body appends to is never charged ahead: it ticks
+    src = "def f(xs):\n    out = [0]\n    return [out.append(x + 1) for x in out if x < 3]\n"
+    assert boundary(src, "f", [0]) == 4
+
+
+def test_comparisons_with_flat_operands_are_not_measured():
+    from racesl.lower.instrument import instrument
+    import ast, textwrap
+
+    def deep_calls(src, **kw):
+        out = instrument(ast.parse(textwrap.dedent(src)), **kw)
+        return sum(isinstance(n, ast.Name) and n.id == "_races_g_deep" for n in ast.walk(out))
+
+    # a number, a str or None on one side: the other side is never walked
+    assert deep_calls("def f(xs, n):\n    return xs == 0 or xs != 'a' or xs is None or n * n <= xs\n",
+                      int_params={"f": frozenset({"n"})}) == 0
+    assert deep_calls("def f(c):\n    return c in 'aeiou' or c in ('a', 'b')\n") == 0
+    # two unknown sides, `in` a list or a set: measured (one fast path each: entry and ordinary)
+    assert deep_calls("def f(a, b):\n    return a == b\n") == 4
+    assert deep_calls("def f(a, b):\n    return a in b\n") == 2
+    assert deep_calls("def f(a):\n    return a in {1, 2}\n") == 2
+
+
+def test_dag_compared_with_a_number_is_answered_and_with_a_dag_refused():
+    src = """
+    def f(n):
+        a = [1]
+        for i in range(n):
+            a = [a, a]
+        return a == 0, a != 'x', a is None
+    def g(n):
+        a = [1]
+        b = [1]
+        for i in range(n):
+            a = [a, a]
+            b = [b, b]
+        return a == b
+    """
+    assert run(src, "f", 60).value == (False, True, False)
+    assert run(src, "g", 60).status == "size"
