@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from racesl.rewards.literals import CANONICAL_PATTERN, INVALID, UNKNOWN, read_literal
 from racesl.runtime.contract import canonical, parse_literal
 
 MAX_ANSWER = 20_000  # characters inside the block; longer answers score 0
@@ -20,26 +21,31 @@ def extract_answer(completion) -> str | None:
     """The content of the last complete <answer> block, or None."""
     if not isinstance(completion, str):
         return None
-    end = completion.rfind(_CLOSE)
-    if end < 0:
+    head, close, _ = completion.rpartition(_CLOSE)  # rpartition beats two rfind calls here
+    if not close:
         return None
-    start = completion.rfind(_OPEN, 0, end)
-    if start < 0:
-        return None
-    body = completion[start + len(_OPEN): end]
-    if len(body) > MAX_ANSWER:
+    _, opened, body = head.rpartition(_OPEN)
+    if not opened or len(body) > MAX_ANSWER:
         return None
     return body.strip()
 
 
 @lru_cache(maxsize=65536)
 def expected_value(text: str):
-    """The value a canonical text denotes (cached: records repeat across completions)."""
-    return parse_literal(text)
+    """The value a canonical text denotes (cached: records repeat across completions).
+    The fast reader answers the common texts; parse_literal the rest, and raises."""
+    value = read_literal(text)
+    return parse_literal(text) if value is UNKNOWN or value is INVALID else value  # it says why
 
 
 @lru_cache(maxsize=65536)
 def _parse(text: str):
+    """(True, value) for a literal text, else (False, None); never raises."""
+    value = read_literal(text)
+    if value is INVALID:
+        return False, None
+    if value is not UNKNOWN:
+        return True, value
     try:
         return True, parse_literal(text)
     except ValueError:
@@ -113,6 +119,51 @@ def split_items(text: str) -> list[str] | None:
     if len(lines) > 1:
         return [re.sub(r"^(?:step\s*)?\d+\s*[.):]\s*", "", ln, flags=re.I) for ln in lines]
     return None
+
+
+# ---------------------------------------------------------------- scanning items in C
+#
+# split_items walks a list answer one character at a time. Scoring only needs the extent of
+# one item, or to know that the rest of a list never closes its outer bracket early, so it
+# uses these expressions instead. They accept a subset of texts on which split_items's
+# scanner and Python's tokenizer agree: strings on one line, without backslashes, not
+# triple-quoted (a quote right after a closing quote stops the match), and no `#` or
+# backslash outside strings. On anything else a match stops early; callers take the
+# general path then.
+
+_SCAN_DEPTH = 8  # brackets nested deeper stop a match (the general path handles them)
+_STRING = r"'[^'\\\n\r]*+'(?!')|\"[^\"\\\n\r]*+\"(?!\")"
+
+
+def _nested(depth: int) -> str:
+    """Text with balanced brackets (of any kind, as split_items counts them), at most
+    `depth` deep, commas allowed."""
+    plain = r"[^'\"()\[\]{}#\\]++"
+    if depth == 0:
+        return rf"(?:{plain}|{_STRING})*+"
+    return rf"(?:{plain}|{_STRING}|[\[({{]{_nested(depth - 1)}[\])}}])*+"
+
+
+# one list item: up to a comma or closing bracket that is not inside a string or brackets
+_ITEM = re.compile(rf"(?:[^'\"()\[\]{{}}#\\,]++|{_STRING}|[\[({{]{_nested(_SCAN_DEPTH - 1)}[\])}}])*+")
+BALANCED = re.compile(_nested(_SCAN_DEPTH))
+# An item, then either nothing or `, ` and a balanced rest: one call finds the item and
+# checks that nothing after it closes the list early (see `balanced`). Group 1 holds a
+# canonical item (see literals.CANONICAL), else group 2 some other bracketed item.
+ITEM_THEN_REST = re.compile(
+    rf"(?:({CANONICAL_PATTERN})|([\[{{]{_nested(_SCAN_DEPTH - 1)}[\]}}]))(?:, {_nested(_SCAN_DEPTH)})?")
+
+
+def item_end(text: str, pos: int) -> int:
+    """Where the list item starting at `pos` ends: the index of the first comma or closing
+    bracket outside strings and brackets, or an earlier index where scanning gave up."""
+    return _ITEM.match(text, pos).end()
+
+
+def balanced(text: str, start: int, end: int) -> bool:
+    """Is text[start:end] made of whole strings and balanced brackets? Then no bracket in it
+    closes one opened before `start`, for split_items and for Python alike."""
+    return BALANCED.fullmatch(text, start, end) is not None
 
 
 def parse_labels(text: str) -> list[str] | None:

@@ -9,8 +9,11 @@
 
 from __future__ import annotations
 
+from racesl.lower.effects import fresh
 from racesl.rewards.libraries import library_for
-from racesl.rewards.parse import _parse, expected_value, extract_answer, matches, parse_labels, split_items
+from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
+from racesl.rewards.parse import (BALANCED, ITEM_THEN_REST, _parse, balanced, expected_value, extract_answer,
+                                  item_end, matches, parse_labels, split_items)
 from racesl.runtime.contract import canonical, parse_literal
 
 
@@ -24,7 +27,8 @@ def score(record: dict, completion) -> float:
             return 1.0
         op = record["operator"]
         if op in ("sequential", "parallel"):
-            return _prefix_or_mean(record, given, op)
+            fast = _walk(record, given, op)
+            return fast if fast is not None else _prefix_or_mean(record, given, op)
         if op in ("branch", "loop"):
             return 1.0 if matches(given, record["answer"]) else 0.0
         if op in ("sort", "select"):
@@ -33,6 +37,184 @@ def score(record: dict, completion) -> float:
     except Exception:  # a reward must never take training down
         return 0.0
 
+
+# ---------------------------------------------------------------- the fast walk
+#
+# The general path below parses the whole answer (when it is one literal list, its items
+# are the canonical texts of its elements) or splits it on top-level commas, then compares
+# item by item. `_walk` gets the same number without parsing: it steps through the answer
+# comparing text with the record's trace texts (which `canonical` wrote), and only reads the
+# items that differ. It returns None wherever it cannot be sure to agree with the general
+# path, which then decides. It relies on each trace text being canonical.
+#
+# Why the two agree where `_walk` answers: every item it steps over is a trace text or a
+# text certified canonical by `CANONICAL` (so both paths see that very text), or a text that
+# is not a literal at all (so the whole answer is not one either: only the split applies),
+# or one decided the same for every way of reading it (an item whose first character shows
+# another kind of value than the trace text's cannot match, read either way). The parse of
+# the whole answer could still group items differently if a bracket later in the answer
+# closed the outer one early (`[1, 2], [3]` is a tuple of two lists); `balanced` rules that
+# out for the part `_walk` did not step over. A `(x)` without a comma is x itself, not a
+# one-item tuple, so that form is left to the general path too.
+_NOT_STR = frozenset("0123456789-[{TF")  # first characters of literals that are never a Str
+
+
+def _never_str(want: str) -> bool:
+    """Is `want` surely not the text of a Str? True for a literal starting with a digit, a
+    sign, a bracket, True or False, also inside parentheses (`(19, 0)`); False whenever
+    unsure. (A leading F could be an f-string, which is no literal at all.)"""
+    return want.lstrip("(")[:1] in _NOT_STR
+
+
+def _walk(record: dict, given: str, op: str) -> float | None:
+    """The reward of a list answer for sequential or parallel, or None: let the general
+    path decide. Written for speed: this is most of the cost of scoring wrong answers."""
+    expected = record["trace"]
+    last = len(given) - 1
+    if last < 1 or given[0] not in "[(" or given[last] not in "])":
+        return None
+    pos = 1
+    hits = 0
+    for want in expected:  # the textual prefix: items that are the trace texts
+        end = pos + len(want)
+        if given[end:end + 2] != ", " or not given.startswith(want, pos):
+            break
+        pos = end + 2
+        hits += 1
+    n = len(expected)
+    if hits < n and op == "sequential":
+        want = expected[hits]
+        kind = _WANT_KIND.get(want[:1])
+        if (kind is not None and kind != _GOT_KIND.get(given[pos], kind)
+                and not (hits == n - 1 and record.get("extra", {}).get("verify")) and _balanced(given, pos, last)):
+            # the usual wrong answer: the item is another kind of value than the trace's (its
+            # first character says so), and nothing after it closes the list early
+            return None if given[0] == "(" and not hits else hits / n  # `(x)` is x, not a tuple
+        # else read the item: one canonical item, then a rest that closes no bracket early
+        m = _item_then_rest(given, pos)
+        if m is not None and m.end() == last:
+            canon = m.group(1)
+            if canon is not None:
+                ok = _canonical_matches(canon, want)
+            elif given[pos] != want[0] and want[0] not in "'\"":
+                ok = False  # a list or dict, or no literal, where want is neither a Str nor of its kind
+            else:
+                ok = None
+            if ok is False and hits == n - 1 and record.get("extra", {}).get("verify"):
+                ok = _verified(record, canon) if canon is not None else None
+            if ok is not None:
+                if given[0] == "(" and not hits:
+                    return None  # maybe `(x)`: x itself, not a tuple
+                if not ok:
+                    return hits / n
+                if hits == n - 1:
+                    return 1.0
+    return _walk_items(record, given, op, pos, hits)
+
+
+_item_then_rest = ITEM_THEN_REST.match
+_balanced = BALANCED.fullmatch
+# The kind of value a text denotes, by its first character: for a trace text (canonical,
+# never a Str here) and for an answer item (any literal; `(` could be anything, a quote is
+# a Str). A literal of one kind never has the canonical text of another.
+_WANT_KIND = {**dict.fromkeys("-0123456789", "int"), "[": "list", "{": "dict", "(": "tuple", "T": "bool",
+              "F": "bool"}
+_GOT_KIND = {**dict.fromkeys("-0123456789", "int"), "[": "list", "{": "dict", "'": "str", '"': "str",
+             "T": "bool", "F": "bool"}
+
+
+def _walk_items(record: dict, given: str, op: str, pos: int, hits: int) -> float | None:
+    """`_walk` from the item at `pos` on (`hits` trace texts before it), item by item."""
+    expected = record["trace"]
+    parallel = op == "parallel"
+    verify_last = not parallel and bool(record.get("extra", {}).get("verify"))
+    last = len(given) - 1
+    comma, split_only = hits > 0, False
+    for i in range(hits, len(expected)):
+        want = expected[i]
+        if pos >= last:
+            break  # the answer has fewer items
+        if given.startswith(want, pos):  # the item is the trace text
+            end = pos + len(want)
+            if given.startswith(", ", end):
+                hits, pos, comma = hits + 1, end + 2, True
+                continue
+            if end == last:
+                hits, pos = hits + 1, end
+                break
+        end = item_end(given, pos)
+        if end > last or (given[end] != "," and end != last):
+            return None  # a string or bracket the scanner does not follow, or an early close
+        got = given[pos:end].strip()
+        if not got:
+            if given[end] == ",":
+                return None  # `[1, , 2]`
+            break  # `[]`, or a trailing comma
+        if got == want:
+            ok = True
+        elif verify_last and i == len(expected) - 1:
+            return None
+        else:
+            decided = _item_matches(got, want)
+            if decided is None:
+                return None
+            ok, not_literal = decided
+            split_only = split_only or not_literal
+        comma = comma or given[end] == ","
+        pos = end + 1 if given[end] == "," else end
+        if ok:
+            hits += 1
+        elif not parallel:
+            break
+    if given[0] == "(" and not comma:
+        return None
+    if pos < last and not split_only and not balanced(given, pos, last):
+        return None
+    return hits / len(expected)
+
+
+def _item_matches(got: str, want: str) -> tuple[bool, bool] | None:
+    """(does the item text `got` match the trace text `want`, is `got` not a literal at
+    all), as the general path would decide whichever way it read the answer; None when
+    those ways could differ."""
+    if CANONICAL.fullmatch(got):
+        return _canonical_matches(got, want), False
+    if "\n" in got or "\r" in got:
+        return None  # `-\n5` is no literal alone, but is one inside brackets
+    if _never_str(want):
+        # `want` is no Str, so only a value with `want` as its canonical text matches, read
+        # either way; the first character rules most values out before writing one
+        if got[0] in "[{" and got[0] != want[0]:
+            return False, False  # a list or dict (or no literal: "False" is the safe guess)
+        ok, value = _parse(got)
+        if not ok:
+            return False, True
+        first = _FIRST.get(type(value))
+        return (first is not None and want[0] in first and canonical(value) == want), False
+    ok, value = _parse(got)
+    raw = matches(got, want)  # the general path's answer when it split the text
+    if not ok:
+        return raw, True  # then the whole answer is no literal either: it was split
+    try:
+        text = canonical(value)
+    except ValueError:
+        return None
+    if text != got and matches(text, want) != raw:
+        return None  # which way the answer was read decides; leave it to the general path
+    return raw, False
+
+
+_FIRST = {int: "-0123456789", bool: "TF", list: "[", tuple: "(", dict: "{"}  # of canonical texts
+
+
+def _canonical_matches(got: str, want: str) -> bool:
+    """matches(got, want) for two canonical texts: two canonical texts of one value are
+    equal, so besides equal texts only a Str `want` matches, by its value written without
+    quotes (`5` for `'5'`)."""
+    return got == want or (want[:1] in "'\"" and got[:1] not in "'\"" and repr(got) == want)
+
+
+# ---------------------------------------------------------------- the general path
 
 def _items(given: str) -> list[str]:
     """The answer's items as canonical texts where the whole answer is a literal list (the
@@ -73,14 +255,18 @@ def _verified(record: dict, got: str) -> bool:
     env = lib.envs.get(record["chain"][-1])
     if env is None or env.verify is None:
         return False
-    try:
-        value = parse_literal(got)
-    except ValueError:
+    value = read_literal(got)  # a fresh value (not a cached one): the checker gets it
+    if value is UNKNOWN:
+        try:
+            value = parse_literal(got)
+        except ValueError:
+            return False
+    elif value is INVALID:
         return False
     if lib.conforms(value, env.output) is not None:
         return False
     x = expected_value(record["trace"][-2] if len(record["trace"]) > 1 else record["input"])
-    out = lib.program.call(env.verify, (x, value))
+    out = lib.program.call(env.verify, (fresh(x), value))  # x is cached: the checker gets a copy
     return out.status == "ok" and out.value is True
 
 
