@@ -133,11 +133,16 @@ class Library:
             self._type_cache[key] = hit
         return hit
 
-    def _verdict(self, value: Any, t: T.Type) -> str | None:
+    def checker(self, t: T.Type):
+        """The compiled checker of `t` (racesl.runtime.fastcheck), or None."""
         fast = self._checkers.get(id(t), _MISS)
         if fast is _MISS:
             fast = self._checkers[id(t)] = compile_checker(t, self.check_pred, self._plain_pred)
             self._keep.append(t)  # id(t) keys both caches: keep t alive
+        return fast
+
+    def _verdict(self, value: Any, t: T.Type) -> str | None:
+        fast = self.checker(t)
         if fast is not None:
             try:
                 if fast(value):
@@ -174,6 +179,19 @@ class Library:
         if why is not None:
             raise NoSample(f"sampler returned {value!r}, outside {t}: {why}")
         return value
+
+    def warm(self, env: EnvSig) -> None:
+        """Build the checkers and samplers of `env`'s types now (see `Executor.warm`)."""
+        helpers = self._samplers_of(env)
+        for name, t in ((env.input_name, env.input), *((s.name, s.type) for s in env.settings)):
+            self.checker(t)
+            if name not in helpers:
+                try:
+                    sampler_for(t)
+                except Exception:  # a type with no sampler fails the same way when drawn
+                    pass
+        self.checker(env.output)
+        self.may_mutate(env)
 
     def _samplers_of(self, env: EnvSig) -> dict[str, str]:
         hit = self._env_samplers.get(env.qualname)

@@ -1,10 +1,14 @@
 """Compile a library into tasks: deterministic batches, optional worker processes.
 
-Determinism: task index i is built from (seed, i) and the quota snapshot of its batch.
-Batches have a fixed size, workers split a batch by index, and results merge in index
-order — so `--workers 1` and `--workers 8` give byte-identical output. With W workers the
-parent forks W - 1 processes and builds the first share of each batch itself: W busy
-processes on W cores, none waiting idle for the others.
+Determinism: task index i is built from (seed, i) and the quota snapshot of its batch, and
+results merge in index order, so `--workers 1` and `--workers 8` give byte-identical
+output. Batch k is built from the quotas as they stood after merging batch k - 2 (one
+batch of lag): the next batch can then start while the parent is still merging the last
+one, so no worker waits for the merge.
+
+With W workers the parent forks W - 1 processes and works too. Inside a batch, every
+process claims small chunks of indices from a shared counter until none is left, so they
+all finish within one chunk of each other, however uneven the tasks are.
 """
 
 from __future__ import annotations
@@ -81,24 +85,99 @@ class Generator:
         task = getattr(self.builder, name)(rng, size, quota, stats)
         return i, task, stats
 
-    def build_many(self, indices: list[int], quota: dict[str, float]):
+    def build_many(self, indices, quota: dict[str, float]):
         from racesl.runtime.watchdog import WATCHDOG
 
         with WATCHDOG.session():
             return [self.build(i, quota) for i in indices]
 
+    def build_claimed(self, claim, end: int, quota: dict[str, float]) -> list:
+        """Build chunks of indices claimed from the shared counter `claim` until it reaches `end`."""
+        out = []
+        while True:
+            with claim.get_lock():
+                lo = claim.value
+                if lo >= end:
+                    return out
+                hi = claim.value = min(lo + CHUNK, end)
+            out.extend(self.build_many(range(lo, hi), quota))
 
-_WORKER: Generator | None = None
+
+CHUNK = 8  # indices claimed at a time by a worker
 
 
-def _worker_build(args):
-    indices, quota = args
-    return _WORKER.build_many(indices, quota)
+class _Workers:
+    """Forked processes that build chunks of each batch beside the parent.
+
+    Not a `multiprocessing.Pool`: its queues are served by threads of the parent, which wait
+    for the GIL while the parent builds, so work reached the children late. Here the parent
+    writes each batch to a pipe before working itself, and reads results when done."""
+
+    def __init__(self, gen: Generator, n: int):
+        ctx = mp.get_context("fork")
+        self.claim = ctx.Value("q", 0)  # the next task index nobody has claimed
+        self.conns, self.procs = [], []
+        for _ in range(n):
+            ours, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_serve, args=(gen, self.claim, theirs), daemon=True)
+            proc.start()
+            theirs.close()
+            self.conns.append(ours)
+            self.procs.append(proc)
+
+    def start(self, end: int, quota: dict[str, float]) -> None:
+        for conn in self.conns:
+            conn.send((end, quota))
+
+    def collect(self) -> list:
+        out = []
+        for conn in self.conns:
+            ok, value = conn.recv()
+            if not ok:
+                raise RuntimeError(f"a compile worker failed:\n{value}")
+            out.extend(value)
+        return out
+
+    def cancel(self, end: int) -> None:
+        """Stop the batch ending at `end`: claim what is left, drop what was built."""
+        with self.claim.get_lock():
+            self.claim.value = max(self.claim.value, end)
+        self.collect()
+
+    def close(self, clean: bool) -> None:
+        for conn, proc in zip(self.conns, self.procs):
+            if clean:
+                try:
+                    conn.send(None)
+                except OSError:
+                    pass
+            else:
+                proc.terminate()
+        for conn, proc in zip(self.conns, self.procs):
+            proc.join()
+            conn.close()
+
+
+def _serve(gen: Generator, claim, conn) -> None:
+    import signal
+    import traceback
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and stops us
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        try:
+            conn.send((True, gen.build_claimed(claim, *msg)))
+        except Exception:
+            conn.send((False, traceback.format_exc()))
 
 
 def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
                   progress: Callable[[int, int], None] | None = None) -> tuple[list[Task], Summary]:
-    global _WORKER
     t0, c0 = time.perf_counter(), time.process_time()
     children0 = sum(os.times()[2:4])
     gen = Generator(lib, cfg)
@@ -114,62 +193,77 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
     tasks: list[Task] = []
     seen: set = set()
     pool = None
+    gen.search.exec.warm(gen.search.envs[q] for q in gen.search.names)  # before forking: once, not per worker
     if workers > 1:
-        _WORKER = gen
-        gc.collect()
         gc.freeze()  # keep the collector from touching (and so copying) the parent's pages
-        pool = mp.get_context("fork").Pool(workers - 1)  # the parent builds a share too
+        pool = _Workers(gen, workers - 1)  # the parent builds a share too
     child_cpu = 0.0
+    clean = False
+
+    def run_batch(k: int, snapshot: dict[str, float]) -> list:
+        lo, hi = k * cfg.batch, (k + 1) * cfg.batch
+        if pool is None:
+            return gen.build_many(range(lo, hi), snapshot)
+        results = gen.build_claimed(pool.claim, hi, snapshot) + pool.collect()
+        results.sort(key=lambda r: r[0])
+        return results
+
+    def merge(results) -> bool:
+        """Fold one batch into the tasks; True when the compile is done."""
+        nonlocal quota, stall
+        before = len(tasks)
+        for _, task, stats in results:
+            summary.attempts += 1
+            summary.executions += stats.pop("executions", 0)
+            summary.reused += stats.pop("reused", 0)
+            summary.rejections.update(stats)
+            if task is None:
+                summary.failed += 1
+                continue
+            key = task.key()
+            if key in seen:
+                summary.duplicates += 1
+                continue
+            seen.add(key)
+            tasks.append(task)
+            summary.by_operator[task.operator] += 1
+            summary.by_size[(task.operator, task.size)] += 1
+            for q in task.chain:
+                summary.usage[q] += 1
+                quota[q] = quota.get(q, 0) - 1
+            if len(tasks) == cfg.n:
+                return True
+        if progress:
+            progress(len(tasks), cfg.n)
+        stall = stall + 1 if len(tasks) == before else 0
+        if stall >= 8:
+            return True  # eight batches without a new task: the library cannot make more
+        if all(v <= 0 for v in quota.values()):
+            quota = gen.search.initial_quota(mean)  # every quota spent: start a new round
+        return False
+
+    stall = 0
     try:
-        i = 0
-        stall = 0
-        while len(tasks) < cfg.n:
-            batch = list(range(i, i + cfg.batch))
-            i += cfg.batch
-            snapshot = dict(quota)
-            if pool is None:
-                results = gen.build_many(batch, snapshot)
-            else:
-                parts = [batch[k::workers] for k in range(workers)]
-                pending = pool.map_async(_worker_build, [(p, snapshot) for p in parts[1:]])
-                results = gen.build_many(parts[0], snapshot)
-                results += [r for chunk in pending.get() for r in chunk]
-                results.sort(key=lambda r: r[0])
-            before = len(tasks)
-            for _, task, stats in results:
-                summary.attempts += 1
-                summary.executions += stats.pop("executions", 0)
-                summary.reused += stats.pop("reused", 0)
-                summary.rejections.update(stats)
-                if task is None:
-                    summary.failed += 1
-                    continue
-                key = task.key()
-                if key in seen:
-                    summary.duplicates += 1
-                    continue
-                seen.add(key)
-                tasks.append(task)
-                summary.by_operator[task.operator] += 1
-                summary.by_size[(task.operator, task.size)] += 1
-                for q in task.chain:
-                    summary.usage[q] += 1
-                    quota[q] = quota.get(q, 0) - 1
-                if len(tasks) == cfg.n:
-                    break
-            if progress:
-                progress(len(tasks), cfg.n)
-            stall = stall + 1 if len(tasks) == before else 0
-            if stall >= 8:
-                break  # eight batches without a new task: the library cannot make more
-            if all(v <= 0 for v in quota.values()):
-                quota = gen.search.initial_quota(mean)  # every quota spent: start a new round
+        k = 0
+        snapshot = dict(quota)
+        if pool is not None:
+            pool.start(cfg.batch, snapshot)
+        results = run_batch(0, snapshot)
+        while True:
+            snapshot = dict(quota)  # after merging batches < k: the quotas of batch k + 1
+            if pool is not None:
+                pool.start((k + 2) * cfg.batch, snapshot)  # workers start k + 1 while we merge k
+            if merge(results):
+                if pool is not None:
+                    pool.cancel((k + 2) * cfg.batch)
+                break
+            k += 1
+            results = run_batch(k, snapshot)
+        clean = True
     finally:
         if pool is not None:
-            pool.close()
-            pool.join()
+            pool.close(clean)
             gc.unfreeze()
-            _WORKER = None
             child_cpu = sum(os.times()[2:4]) - children0  # only this pool's workers
     summary.tasks = len(tasks)
     summary.seconds = time.perf_counter() - t0

@@ -76,6 +76,15 @@ class Executor:
         self._fns: dict[str, Any] = {}
         self._memo: dict[tuple, Step | str] = {}
 
+    def warm(self, envs) -> None:
+        """Do now, once, what the first runs of each environment would do lazily: its hot
+        function, its contract checkers, its samplers. Worker processes forked afterwards
+        inherit all of it instead of each paying for it again."""
+        for env in envs:
+            if env.pyname not in self._fns:
+                self._function(env)
+            self.lib.warm(env)
+
     def _function(self, env: EnvSig):
         run = self.lib.program.function(env.pyname, wall=self.cfg.filters.wall)
         if self.lib.may_mutate(env):  # the state is shared by every candidate: copy it
