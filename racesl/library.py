@@ -21,7 +21,7 @@ from racesl.check.model import EnvSig
 from racesl.lower.effects import fresh, mutating_functions
 from racesl.lower.module import Lowered
 from racesl.runtime.contract import canonical, check_value
-from racesl.runtime.builtins import SafeRng
+from racesl.runtime.builtins import rng_over
 from racesl.runtime.execute import Program, classify
 from racesl.runtime.fastcheck import compile_checker
 from racesl.runtime.limits import Cutoff
@@ -172,7 +172,7 @@ class Library:
         if fn is None:
             fn = self._fns[helper, None] = self.program.function(helper)
         try:
-            value = fn(AUX_FUEL, SafeRng(rng.getrandbits(64)), level)[0]
+            value = fn(AUX_FUEL, rng_over(rng), level)[0]
         except (Exception, Cutoff) as exc:
             raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {classify(exc)} ({type(exc).__name__})") from None
         why = self.conforms(value, t, canonical(value))

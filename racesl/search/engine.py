@@ -25,6 +25,9 @@ from racesl.search.config import CompileConfig
 from racesl.search.filters import value_filter
 
 
+_NONE = object()
+
+
 @attrs.frozen
 class Step:
     """One executed environment in a chain."""
@@ -172,17 +175,15 @@ class Search:
         self._quota = quota
         self._cum: dict = {}
 
-    def _cumulative(self, key, names) -> tuple[list[str], list[float]] | None:
-        hit = self._cum.get(key)
-        if hit is None:
-            pop, cum, total = [], [], 0.0
-            for q in names:
-                w = self._quota.get(q, 1.0)
-                if w > 0:
-                    total += w
-                    pop.append(q)
-                    cum.append(total)
-            hit = self._cum[key] = (pop, cum) if pop else None
+    def _cumulative(self, key, names) -> tuple[list[str], list[float], float] | None:
+        pop, cum, total = [], [], 0.0
+        for q in names:
+            w = self._quota.get(q, 1.0)
+            if w > 0:
+                total += w
+                pop.append(q)
+                cum.append(total)
+        hit = self._cum[key] = (pop, cum, total) if pop else None
         return hit
 
     def draw(self, rng: random.Random, key, names, k: int) -> list[str]:
@@ -191,19 +192,21 @@ class Search:
 
     def iter_draw(self, rng: random.Random, key, names, k: int):
         """Like `draw`, lazily: the search usually needs only the first one or two."""
-        pc = self._cumulative(key, names)
+        pc = self._cum.get(key, _NONE)
+        if pc is _NONE:
+            pc = self._cumulative(key, names)
         if pc is None:
             return
-        pop, cum = pc
+        pop, cum, total = pc
         if len(pop) <= k:
             order = pop[:]
             rng.shuffle(order)
             yield from order
             return
         seen: set[str] = set()
-        total = cum[-1]
+        rand = rng.random
         for _ in range(4 * k):
-            q = pop[bisect_right(cum, rng.random() * total)]
+            q = pop[bisect_right(cum, rand() * total)]
             if q not in seen:
                 seen.add(q)
                 yield q

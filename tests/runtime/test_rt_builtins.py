@@ -125,3 +125,14 @@ def test_rng_in_a_sampler():
     two = prog.call("pick", (SafeRng(7), 1))
     assert one.status == "ok" and one.value == two.value
     assert len(one.value[0]) == 4
+
+
+def test_rng_over_draws_from_the_callers_stream():
+    from racesl.runtime.builtins import rng_over
+
+    a, b = random.Random(7), random.Random(7)
+    safe = rng_over(a)
+    assert [safe.randint(0, 99) for _ in range(5)] == [b.randint(0, 99) for _ in range(5)]
+    assert a.random() == b.random()  # the source advanced exactly as far
+    assert type(safe) is SafeRng and [n for n in dir(safe) if not n.startswith("_")] == [
+        "choice", "randint", "sample", "shuffle"]
