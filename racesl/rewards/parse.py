@@ -133,15 +133,19 @@ def split_items(text: str) -> list[str] | None:
 
 _SCAN_DEPTH = 8  # brackets nested deeper stop a match (the general path handles them)
 _STRING = r"'[^'\\\n\r]*+'(?!')|\"[^\"\\\n\r]*+\"(?!\")"
+_PLAIN = r"[^'\"()\[\]{}#\\]*+"  # a run of text outside strings, up to a quote or bracket
 
 
 def _nested(depth: int) -> str:
     """Text with balanced brackets (of any kind, as split_items counts them), at most
-    `depth` deep, commas allowed."""
-    plain = r"[^'\"()\[\]{}#\\]++"
+    `depth` deep, commas allowed. Written as a run of plain text, then units (a string or a
+    bracketed part) each followed by its run: re pays per repetition of a group, so this
+    takes half the repetitions of `(?:plain|string|bracketed)*`, and a bracketed part with
+    plain text only inside (the commonest) is matched without a nested group."""
     if depth == 0:
-        return rf"(?:{plain}|{_STRING})*+"
-    return rf"(?:{plain}|{_STRING}|[\[({{]{_nested(depth - 1)}[\])}}])*+"
+        return rf"{_PLAIN}(?:(?:{_STRING}){_PLAIN})*+"
+    flat = rf"[\[({{]{_PLAIN}[\])}}]"
+    return rf"{_PLAIN}(?:(?:{flat}|{_STRING}|[\[({{]{_nested(depth - 1)}[\])}}]){_PLAIN})*+"
 
 
 # one list item: up to a comma or closing bracket that is not inside a string or brackets
