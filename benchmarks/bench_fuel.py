@@ -11,10 +11,14 @@ samplers at levels 0..2, keep those that run to completion under the search's de
   (`racesl.lower.module.Lowered(cm).module`, every module of the library in one namespace)
   with CPython's real builtins, called as `f(x, *settings)`.
 
-Both variants run over the same flat list of argument tuples (fresh deep copies when a body
+- convention: the plain body behind the entry's calling convention only (`partial(f, wall)`,
+  `f(wall, budget, *params) -> (value, 0)`): what the `run(fuel, *args) -> (value, steps)`
+  API costs with no fuel or guard at all.
+
+All variants run over the same flat list of argument tuples (fresh deep copies when a body
 mutates its input), in blocks of at least ~4 ms CPU, alternating which goes first, `--repeat`
 rounds; gc is off inside blocks. Per environment: ratio = median instrumented CPU time per
-call / median plain. Reported: median and geometric mean of the ratios over environments
+call / median plain (and convention / plain, instrumented / convention). Reported: median and geometric mean of the ratios over environments
 (goal from the issue: median <= 1.3x), and the five worst.
 
     .venv/bin/python benchmarks/bench_fuel.py [--repeat 9] [--inputs 20] [--block 0.004]
@@ -45,6 +49,37 @@ def plain_namespace(lib) -> dict:
     ns = {"__builtins__": builtins}
     exec(compile(module, "<plain>", "exec"), ns)
     return ns
+
+
+def convention_namespace(lib, names) -> dict:
+    """The plain bodies of `names` behind the entry's calling convention and nothing else:
+    `run = partial(f, wall)`, `f(wall, budget, *params) -> (value, 0)`. Timing it beside
+    plain and instrumented splits the overhead into what the API costs (an extra argument,
+    a partial, a result tuple) and what fuel and guards cost."""
+    import functools
+
+    from racesl.lower.module import Lowered
+
+    class Wrap(ast.NodeTransformer):
+        def visit_Return(self, node):
+            value = node.value if node.value is not None else ast.Constant(None)
+            return ast.copy_location(ast.Return(ast.Tuple([value, ast.Constant(0)], ast.Load())), node)
+
+    body = []
+    for cm in lib.checked.modules.values():
+        for fn in Lowered(cm).module.body:
+            body.append(fn)
+            if isinstance(fn, ast.FunctionDef) and fn.name in names:
+                conv = Wrap().visit(copy.deepcopy(fn))
+                conv.name = "_conv_" + fn.name
+                conv.args.args = [ast.arg("_wall"), ast.arg("_budget"), *conv.args.args]
+                if not isinstance(conv.body[-1], ast.Return):
+                    conv.body.append(ast.Return(ast.Tuple([ast.Constant(None), ast.Constant(0)], ast.Load())))
+                body.append(conv)
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+    ns = {"__builtins__": builtins}
+    exec(compile(module, "<convention>", "exec"), ns)
+    return {n: functools.partial(ns["_conv_" + n], 2.0) for n in names}
 
 
 def sample_calls(lib, env, plain, inst, n_inputs: int, seed: int):
@@ -110,23 +145,25 @@ def flat_args(calls, number: int, mutates: bool):
     return [a for _ in range(number) for a in calls]
 
 
-def measure_env(plain, inst, calls, mutates, repeat: int, min_block: float):
-    # calibrate: plain block of at least min_block CPU seconds
-    number = 1
+def measure_env(plain, variants, calls, mutates, repeat: int, min_block: float):
+    """Median CPU seconds per call of `plain` and of each `run(fuel, *args)` variant."""
+    number = 1  # calibrate: plain block of at least min_block CPU seconds
     while True:
         dt = block(plain, flat_args(calls, number, mutates), False)
         if dt >= min_block or number >= 1 << 16:
             break
         number *= 2 if dt <= 0 else max(2, min(16, int(min_block / dt * 1.2) + 1))
     per = len(calls) * number
-    tp, ti = [], []
+    sides = [(plain, False), *((v, True) for v in variants)]
+    times = [[] for _ in sides]
     for r in range(repeat):
-        order = (False, True) if r % 2 == 0 else (True, False)
-        for instrumented in order:
-            flat = flat_args(calls, number, mutates)
-            dt = block(inst if instrumented else plain, flat, instrumented)
-            (ti if instrumented else tp).append(dt / per)
-    return median(tp), median(ti), number
+        order = list(range(len(sides)))
+        if r % 2:
+            order.reverse()  # which side goes first alternates
+        for k in order:
+            fn, fueled = sides[k]
+            times[k].append(block(fn, flat_args(calls, number, mutates), fueled) / per)
+    return [median(t) for t in times], number
 
 
 def main() -> None:
@@ -142,6 +179,7 @@ def main() -> None:
 
     lib = load_stdlib()
     ns = plain_namespace(lib)
+    conv = convention_namespace(lib, {e.pyname for e in lib.envs.values()})
     rows, skipped = [], {}
     with WATCHDOG.session():
         for q, env in sorted(lib.envs.items()):
@@ -151,10 +189,12 @@ def main() -> None:
             if len(calls) < 3:
                 skipped[q] = dropped
                 continue
-            p, i, number = measure_env(plain, inst, calls, mutates, args.repeat, args.block)
+            (p, i, c), number = measure_env(plain, [inst, conv[env.pyname]], calls, mutates, args.repeat, args.block)
             rows.append({"env": q, "inputs": len(calls), "mutates": mutates, "number": number,
                          "plain_us": round(p * 1e6, 3), "instrumented_us": round(i * 1e6, 3),
-                         "ratio": round(i / p, 4), "dropped": dropped})
+                         "convention_us": round(c * 1e6, 3), "ratio": round(i / p, 4),
+                         "convention_ratio": round(c / p, 4), "beyond_convention": round(i / c, 4),
+                         "dropped": dropped})
 
     ratios = [r["ratio"] for r in rows]
     med, gm = median(ratios), geomean(ratios)
@@ -162,6 +202,10 @@ def main() -> None:
     figures = [
         figure("fuel overhead, median over stdlib envs (instrumented / plain CPU time)", round(med, 3), "x", 1.3, "<="),
         figure("fuel overhead, geometric mean over stdlib envs", round(gm, 3), "x"),
+        figure("calling convention alone, median (plain body as run(400, x) -> (value, 0) / plain)",
+               round(median([r["convention_ratio"] for r in rows]), 3), "x"),
+        figure("fuel and guards beyond the convention, median (instrumented / convention)",
+               round(median([r["beyond_convention"] for r in rows]), 3), "x"),
     ]
     details = {
         "fuel": FUEL, "repeat": args.repeat, "inputs_per_env": args.inputs, "min_block_s": args.block,
@@ -172,7 +216,8 @@ def main() -> None:
     }
     path = write_result("fuel", figures, details, started)
     w = ", ".join(f"{r['env']} {r['ratio']:.2f}x" for r in worst)
-    print(f"fuel: median {med:.3f}x, geomean {gm:.3f}x over {len(rows)} envs "
+    print(f"fuel: median {med:.3f}x, geomean {gm:.3f}x over {len(rows)} envs; convention alone "
+          f"{figures[2]['value']:.3f}x, beyond it {figures[3]['value']:.3f}x "
           f"({len(skipped)} skipped); worst: {w}  [{time.perf_counter() - started:.0f}s] -> {path.name}")
 
 
