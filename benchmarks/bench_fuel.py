@@ -18,8 +18,9 @@ samplers at levels 0..2, keep those that run to completion under the search's de
 All variants run over the same flat list of argument tuples (fresh deep copies when a body
 mutates its input), in blocks of at least ~4 ms CPU, alternating which goes first, `--repeat`
 rounds; gc is off inside blocks. Per environment: ratio = median instrumented CPU time per
-call / median plain (and convention / plain, instrumented / convention). Reported: median and geometric mean of the ratios over environments
-(goal from the issue: median <= 1.3x), and the five worst.
+call / median plain (and convention / plain, instrumented / convention). Reported: median
+and geometric mean of the ratios over environments (goal from the issue: median <= 1.3x),
+the two medians of the split, and the five worst.
 
     .venv/bin/python benchmarks/bench_fuel.py [--repeat 9] [--inputs 20] [--block 0.004]
 """
