@@ -3,8 +3,7 @@
 Determinism: task index i is built from (seed, i) and the quota snapshot of its batch, and
 results merge in index order, so `--workers 1` and `--workers 8` give byte-identical
 output. Batch k is built from the quotas as they stood after merging batch k - 2 (one
-batch of lag): the next batch can then start while the parent is still merging the last
-one, so no worker waits for the merge.
+batch of lag): workers always have the next batch queued, so none waits for the merge.
 
 With W workers the parent forks W - 1 processes and works too. Inside a batch, every
 process claims small chunks of indices from a shared counter until none is left, so they
@@ -124,25 +123,33 @@ class _Workers:
             theirs.close()
             self.conns.append(ours)
             self.procs.append(proc)
+        self.pending = 0  # batches started and not yet collected
+        self.last_end = 0
 
     def start(self, end: int, quota: dict[str, float]) -> None:
+        """Queue the batch ending at `end`; a worker takes it up when done with the last."""
         for conn in self.conns:
             conn.send((end, quota))
+        self.pending += 1
+        self.last_end = end
 
     def collect(self) -> list:
+        """The workers' results for the oldest batch still pending."""
         out = []
         for conn in self.conns:
             ok, value = conn.recv()
             if not ok:
                 raise RuntimeError(f"a compile worker failed:\n{value}")
             out.extend(value)
+        self.pending -= 1
         return out
 
-    def cancel(self, end: int) -> None:
-        """Stop the batch ending at `end`: claim what is left, drop what was built."""
+    def cancel(self) -> None:
+        """Stop every pending batch: claim what is left, drop what was built."""
         with self.claim.get_lock():
-            self.claim.value = max(self.claim.value, end)
-        self.collect()
+            self.claim.value = max(self.claim.value, self.last_end)
+        while self.pending:
+            self.collect()
 
     def close(self, clean: bool) -> None:
         for conn, proc in zip(self.conns, self.procs):
@@ -244,21 +251,21 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
 
     stall = 0
     try:
+        # quotas of batch k: as they stood after merging batch k - 2 (0 and 1: the initial ones)
+        snapshots = {0: dict(quota), 1: dict(quota)}
+        if pool is not None:  # two batches queued: workers never wait for the merge
+            pool.start(cfg.batch, snapshots[0])
+            pool.start(2 * cfg.batch, snapshots[1])
         k = 0
-        snapshot = dict(quota)
-        if pool is not None:
-            pool.start(cfg.batch, snapshot)
-        results = run_batch(0, snapshot)
-        while True:
-            snapshot = dict(quota)  # after merging batches < k: the quotas of batch k + 1
+        results = run_batch(0, snapshots[0])
+        while not merge(results):
+            snapshots[k + 2] = dict(quota)
             if pool is not None:
-                pool.start((k + 2) * cfg.batch, snapshot)  # workers start k + 1 while we merge k
-            if merge(results):
-                if pool is not None:
-                    pool.cancel((k + 2) * cfg.batch)
-                break
+                pool.start((k + 3) * cfg.batch, snapshots[k + 2])
             k += 1
-            results = run_batch(k, snapshot)
+            results = run_batch(k, snapshots.pop(k))
+        if pool is not None:
+            pool.cancel()
         clean = True
     finally:
         if pool is not None:
