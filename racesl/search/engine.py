@@ -107,7 +107,8 @@ class Executor:
             return None
         key = None
         if x_text is not None:
-            key = (env.pyname, x_text, settings)
+            key = (env.pyname, x_text, settings)  # settings: this env's declared types, so
+            # equal tuples are equal values (no `True == 1` between a Bool and an Int setting)
             try:
                 hit = self._memo.get(key)
             except TypeError:  # a List or Dict setting: not hashable, not remembered
