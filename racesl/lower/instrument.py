@@ -109,7 +109,6 @@ before guards rewrite it.
 from __future__ import annotations
 
 import ast
-import copy
 import json
 import sys
 from collections.abc import Mapping
@@ -122,6 +121,21 @@ from racesl.runtime.limits import MAX_DEPTH, MAX_INT_BITS, MAX_LEN
 
 __all__ = ["instrument", "lower_to_source", "line_map", "LINEMAP_TAG", "BOX", "DEPTH", "WALL",
            "ENTRY"]
+
+def _clone(x):
+    """A deep copy of an AST (node attributes, our `_races_*` marks included). Several times
+    faster than `copy.deepcopy`, which was most of the lowering time: no memo, no reduce
+    protocol; values that are not nodes or lists (names, constants) are immutable here."""
+    if isinstance(x, list):
+        return [_clone(v) for v in x]
+    if not isinstance(x, ast.AST):
+        return x
+    new = x.__class__.__new__(x.__class__)
+    d = new.__dict__
+    for k, v in x.__dict__.items():
+        d[k] = _clone(v) if isinstance(v, (ast.AST, list)) else v
+    return new
+
 
 BOX = "_races_fuel"
 DEPTH = "_races_depth"
@@ -255,9 +269,9 @@ def _len_stmt(n: str, x, list_ok: bool, ref) -> ast.stmt:
         except _races_LEN_ERRORS:   # (TypeError, OverflowError); zero-cost on 3.11
             n = _races_INF
     """
-    size = _call("_races_len", [copy.deepcopy(x)])
+    size = _call("_races_len", [_clone(x)])
     if not list_ok:
-        size = ast.IfExp(test=ast.Compare(left=_call("_races_type", [copy.deepcopy(x)]), ops=[ast.IsNot()],
+        size = ast.IfExp(test=ast.Compare(left=_call("_races_type", [_clone(x)]), ops=[ast.IsNot()],
                                           comparators=[_name("_races_list")]),
                          body=size, orelse=_name("_races_INF"))
     return _loc(ast.Try(body=[_assign(n, size, ref)],
@@ -744,7 +758,7 @@ class _Ex:
 
         def probe(x):
             if isinstance(x, (ast.Name, ast.Constant)):
-                return copy.deepcopy(x), x
+                return _clone(x), x
             if not self.walrus:
                 return None
             t = self.fx.tmp("t")
@@ -759,25 +773,25 @@ class _Ex:
             return None
         probe1, use1 = p1
         if isinstance(op, ast.Pow):
-            body = ast.BinOp(left=copy.deepcopy(use1), op=ast.Pow(), right=copy.deepcopy(right))
+            body = ast.BinOp(left=_clone(use1), op=ast.Pow(), right=_clone(right))
             inner = body
             slow_right = right
         elif (isinstance(left, ast.Name) and isinstance(right, ast.Name) and left.id == right.id
               or isinstance(right, ast.Constant) and -_SMALL_INT < right.value < _SMALL_INT):
             # `x * x` (one test), `x * 7` (the literal needs none)
-            inner = ast.BinOp(left=copy.deepcopy(use1), op=ast.Mult(), right=copy.deepcopy(right))
+            inner = ast.BinOp(left=_clone(use1), op=ast.Mult(), right=_clone(right))
             slow_right = right
         else:
             p2 = probe(right)
             if p2 is None:
                 return None
             probe2, use2 = p2
-            body = ast.BinOp(left=copy.deepcopy(use1), op=ast.Mult(), right=copy.deepcopy(use2))
+            body = ast.BinOp(left=_clone(use1), op=ast.Mult(), right=_clone(use2))
             inner = ast.IfExp(test=small(probe2), body=body,
-                              orelse=_call(guard, [copy.deepcopy(use1), copy.deepcopy(use2)]))
-            slow_right = copy.deepcopy(right)
+                              orelse=_call(guard, [_clone(use1), _clone(use2)]))
+            slow_right = _clone(right)
         return _loc(ast.IfExp(test=small(probe1), body=inner,
-                              orelse=_call(guard, [copy.deepcopy(use1), slow_right])), ref)
+                              orelse=_call(guard, [_clone(use1), slow_right])), ref)
 
     def guarded(self, guard, op, left, right, ref):
         """`guard(left, right)` (visited operands), with an inline fast path where it pays:
@@ -796,8 +810,8 @@ class _Ex:
                 probe = left if isinstance(left, ast.Name) else right if isinstance(right, ast.Name) else None
                 if probe is not None and isinstance(left, simple) and isinstance(right, simple):
                     return _loc(ast.IfExp(test=self._is_type(probe, "_races_int"),
-                                          body=ast.BinOp(left=copy.deepcopy(left), op=ast.Add(),
-                                                         right=copy.deepcopy(right)),
+                                          body=ast.BinOp(left=_clone(left), op=ast.Add(),
+                                                         right=_clone(right)),
                                           orelse=call), ref)
                 return call
             t = self.fx.tmp("t")
@@ -827,18 +841,18 @@ class _Ex:
             test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0]
         else:
             return call
-        fast = ast.BinOp(left=copy.deepcopy(left), op=type(op)(), right=copy.deepcopy(right))
+        fast = ast.BinOp(left=_clone(left), op=type(op)(), right=_clone(right))
         return _loc(ast.IfExp(test=test, body=fast, orelse=call), ref)
 
     @staticmethod
     def _is_type(x, tname):
-        return ast.Compare(left=_call("_races_type", [copy.deepcopy(x)]), ops=[ast.Is()],
+        return ast.Compare(left=_call("_races_type", [_clone(x)]), ops=[ast.Is()],
                            comparators=[_name(tname)])
 
     @staticmethod
     def _small(x):
         return ast.Compare(left=_const(-_SMALL_INT), ops=[ast.Lt(), ast.Lt()],
-                           comparators=[copy.deepcopy(x), _const(_SMALL_INT)])
+                           comparators=[_clone(x), _const(_SMALL_INT)])
 
     # -- membership
 
@@ -857,7 +871,7 @@ class _Ex:
         if flat or isinstance(x, ast.Constant):
             return x
         if isinstance(x, ast.Name):
-            probe, use = copy.deepcopy(x), x
+            probe, use = _clone(x), x
         elif self.walrus:
             t = self.fx.tmp("t")
             probe, use = ast.NamedExpr(target=_name(t, True), value=x), _name(t)
@@ -865,7 +879,7 @@ class _Ex:
             return _loc(_call("_races_g_deep", [x]), x)
         test = ast.Compare(left=_call("_races_type", [probe]), ops=[ast.In()],
                            comparators=[_name("_races_FLAT")])
-        return _loc(ast.IfExp(test=test, body=use, orelse=_call("_races_g_deep", [copy.deepcopy(use)])), x)
+        return _loc(ast.IfExp(test=test, body=use, orelse=_call("_races_g_deep", [_clone(use)])), x)
 
     @staticmethod
     def _flat_elements(e) -> bool:
@@ -1051,7 +1065,7 @@ class _Ex:
             built = _call("_races_" + name, [_name(t)])
             body = ast.IfExp(test=ast.Compare(left=_call("_races_type", [_name(t)]), ops=[ast.In()],
                                               comparators=[_name("_races_SZ")]),
-                             body=built, orelse=_call("_races_g_szl", [copy.deepcopy(built)]))
+                             body=built, orelse=_call("_races_g_szl", [_clone(built)]))
         else:
             body = _call("_races_" + name, [_name(t)])
         return _loc(ast.IfExp(test=ast.BinOp(left=fits, op=ast.BitAnd(), right=paid), body=body,
@@ -1095,7 +1109,7 @@ class _Ex:
             probe = self.child()
             bound = set(_target_names(g.generators[0].target))
             probe.num, probe.shadow = self.num - bound, self.shadow | bound
-            trial = copy.deepcopy(g)
+            trial = _clone(g)
             for c in trial.generators[0].ifs:
                 probe.visit(c)
             probe.visit(trial.elt)
@@ -1137,7 +1151,7 @@ class _Ex:
             bound = set(_target_names(g.target))
             probe = self.child()
             probe.num, probe.shadow = self.num - bound, self.shadow | bound
-            trial = copy.deepcopy(e)
+            trial = _clone(e)
             for c in trial.generators[0].ifs:
                 probe.visit(c)
             probe.visit(trial.elt)
@@ -1386,15 +1400,15 @@ class _Fx:
         """`build(copy_of_s, ex) -> stmts`; wrapped in a box sync when anything inside
         charges the box."""
         ex = self.ex("local")
-        out = build(copy.deepcopy(s), ex)
+        out = build(_clone(s), ex)
         if not ex.box:
             return out
-        hoisted = self._hoist_source(s, lambda: build(copy.deepcopy(s), self.ex("box")),
+        hoisted = self._hoist_source(s, lambda: build(_clone(s), self.ex("box")),
                                      lambda out: [_write(s), *out, _reload(s)])
         if hoisted is not None:
             return hoisted
         ex = self.ex("box")
-        out = build(copy.deepcopy(s), ex)
+        out = build(_clone(s), ex)
         return [_write(s), *out, _reload(s)]
 
     def _first_comp(self, s):
@@ -1469,7 +1483,7 @@ class _Fx:
         return [*self._refund(s), s]
 
     def _refund(self, ref) -> list[ast.stmt]:
-        return [copy.deepcopy(self.refund)] if self.refund is not None else []
+        return [_clone(self.refund)] if self.refund is not None else []
 
     def s_Assign(self, s, fast):
         def build(s, ex):
@@ -1495,7 +1509,7 @@ class _Fx:
     def s_AugAssign(self, s, fast):
         def build(s, ex):
             t = s.target
-            load = copy.deepcopy(t)
+            load = _clone(t)
             load.ctx = ast.Load()
             guard = ex.guard_for(s.op, load, s.value, inplace=True)
             if guard is None:
@@ -1516,7 +1530,7 @@ class _Fx:
         if guard == "_races_g_iadd":
             # a str is immutable: `x += v` is `x = x + v` (CPython appends in place), checked
             # after; anything else (an int, a list) goes through the guard
-            aug = _loc(ast.AugAssign(target=_name(x, True), op=ast.Add(), value=copy.deepcopy(value)), s)
+            aug = _loc(ast.AugAssign(target=_name(x, True), op=ast.Add(), value=_clone(value)), s)
             big = _loc(ast.If(test=ast.Compare(left=_call("_races_len", [_name(x)]), ops=[ast.Gt()],
                                                comparators=[_const(MAX_LEN)]),
                               body=[ast.Expr(value=_call("_races_g_post", [_name(x)]))], orelse=[]), s)
@@ -1543,7 +1557,7 @@ class _Fx:
                     parts[field] = _name(name)
 
             def index():
-                return ast.Slice(**{f: copy.deepcopy(parts.get(f)) for f in ("lower", "upper", "step")})
+                return ast.Slice(**{f: _clone(parts.get(f)) for f in ("lower", "upper", "step")})
         else:
             idx = self.tmp("t")
             pre.append(_assign(idx, ex.visit(t.slice), s))
@@ -1569,17 +1583,17 @@ class _Fx:
         refund = self._refund(s)
         value = s.value if s.value is not None else _loc(_const(None), s)
         ex = self.ex("local")
-        v = ex.visit(copy.deepcopy(value))
+        v = ex.visit(_clone(value))
         if ex.box:
             def wrap(v):
                 if self.entry:
                     return [_write(s), *self._entry_return(v, True, s)]
                 return [_write(s), _loc(ast.Return(value=v), s)]
-            hoisted = self._hoist_source(s, lambda: self.ex("box").visit(copy.deepcopy(value)), wrap)
+            hoisted = self._hoist_source(s, lambda: self.ex("box").visit(_clone(value)), wrap)
             if hoisted is not None:
                 return [*refund, *hoisted]
             ex = self.ex("box")
-            v = ex.visit(copy.deepcopy(value))
+            v = ex.visit(_clone(value))
             return [*refund, *wrap(v)]
         if self.entry:
             return [*refund, *self._entry_return(v, False, s)]
@@ -1591,11 +1605,11 @@ class _Fx:
     def _expr_hoisted(self, e, ref, kind: str):
         """(statements, expression) evaluating `e` once; statements sync the box if needed."""
         ex = self.ex("local")
-        v = ex.visit(copy.deepcopy(e))
+        v = ex.visit(_clone(e))
         if not ex.box:
             return [], v
         ex = self.ex("box")
-        v = ex.visit(copy.deepcopy(e))
+        v = ex.visit(_clone(e))
         tmp = self.tmp(kind)
         return [_write(ref), _assign(tmp, v, ref), _reload(ref)], _name(tmp)
 
@@ -1651,7 +1665,7 @@ class _Fx:
         kind = _special_iter(it0, scope.locals)
         pre: list[ast.stmt] = []
         n = self.tmp("n")
-        fast_body_src = copy.deepcopy(s.body)
+        fast_body_src = _clone(s.body)
         per_iter = 1 + (0 if early else _fold_in(fast_body_src))
         if kind is not None:
             sources = it0.args if kind != "enumerate" else it0.args[:1]
@@ -1696,10 +1710,10 @@ class _Fx:
                 for a in srcs:
                     j = self.tmp("j")
                     fast_pre.append(_assign(j, _call("_races_reversed" if kind == "reversed" else "_races_iter",
-                                                     [copy.deepcopy(a)]), s))
+                                                     [_clone(a)]), s))
                     iters.append(_name(j))
                 if kind == "reversed":
-                    fast_iter = copy.deepcopy(iters[0])
+                    fast_iter = _clone(iters[0])
                 else:
                     rest = names[1:] if kind == "enumerate" else []
                     fast_iter = _call("_races_" + kind, [*iters, *rest], kws)
@@ -1727,22 +1741,22 @@ class _Fx:
         if early:
             # refund the iterations not run: what the loop's own iterators have left
             back = (_call("_races_refund", iters) if len(iters) > 1 else
-                    ast.Call(func=ast.Attribute(value=copy.deepcopy(iters[0]), attr="__length_hint__",
+                    ast.Call(func=ast.Attribute(value=_clone(iters[0]), attr="__length_hint__",
                                                 ctx=ast.Load()), args=[], keywords=[]))
             self.refund = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Add(), value=back), s)
         body_fast = self.block(fast_body_src, True)
         self.refund = None
-        orelse_fast = self.block(copy.deepcopy(s.orelse), True) if s.orelse and early else []
-        body_slow = [*_tick(s), *self.block(copy.deepcopy(s.body), False)]
-        orelse_slow = self.block(copy.deepcopy(s.orelse), False) if s.orelse and early else []
+        orelse_fast = self.block(_clone(s.orelse), True) if s.orelse and early else []
+        body_slow = [*_tick(s), *self.block(_clone(s.body), False)]
+        orelse_slow = self.block(_clone(s.orelse), False) if s.orelse and early else []
         fast_branch = [
             _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=charge), s),
             *fast_pre,
-            _loc(ast.For(target=copy.deepcopy(s.target), iter=fast_iter, body=body_fast,
+            _loc(ast.For(target=_clone(s.target), iter=fast_iter, body=body_fast,
                          orelse=orelse_fast), s),
         ]
         slow_branch = [*slow_pre,
-                       _loc(ast.For(target=copy.deepcopy(s.target), iter=_name(it_slow), body=body_slow,
+                       _loc(ast.For(target=_clone(s.target), iter=_name(it_slow), body=body_slow,
                                     orelse=orelse_slow), s)]
         after = self.block(s.orelse, True) if s.orelse and not early else []
         return [*pre, _loc(ast.If(test=cond, body=fast_branch, orelse=slow_branch), s), *after]
@@ -1776,7 +1790,7 @@ def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] =
 
 
 def _instrument(module, int_params):
-    mod = copy.deepcopy(module)
+    mod = _clone(module)
     counter = count(1)
     body = []
     for fn in mod.body:
@@ -1786,7 +1800,7 @@ def _instrument(module, int_params):
     funcs = frozenset(fn.name for fn in mod.body)
     for fn in mod.body:
         ints = frozenset(int_params.get(fn.name, ()))
-        entry = copy.deepcopy(fn)
+        entry = _clone(fn)
         body.append(_Fx(fn, ints, counter, funcs).run())
         body.append(_Fx(entry, ints, counter, funcs, entry=True).run())
     mod.body = body
