@@ -217,19 +217,23 @@ class Library:
             self._mutators = mutating_functions(self.module)
         return env.pyname in self._mutators
 
-    def own_args(self, env: EnvSig, x: Any, settings: tuple) -> tuple[Any, tuple]:
-        """`(x, settings)` as the body may have them: copies when it may mutate them."""
-        if self.may_mutate(env):
-            return fresh(x), tuple(fresh(s) for s in settings)
-        return x, settings
+    def function(self, env: EnvSig, wall: float | None = 2.0):
+        """The environment's hot path, `run(fuel, x, *settings) -> (value, steps)` (see
+        `Program.function`), cached; a body that may mutate gets copies of its arguments,
+        so callers can share values freely."""
+        fn = self._fns.get((env.pyname, wall))
+        if fn is None:
+            fn = run = self.program.function(env.pyname, wall=wall)
+            if self.may_mutate(env):
+                def fn(fuel, x, *settings):
+                    return run(fuel, fresh(x), *(fresh(s) for s in settings))
+            self._fns[env.pyname, wall] = fn
+        return fn
 
     def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0,
             check_output: bool = True) -> Run:
         """Run an environment on an input; never raises for anything the body does."""
-        fn = self._fns.get((env.pyname, wall))
-        if fn is None:
-            fn = self._fns[env.pyname, wall] = self.program.function(env.pyname, wall=wall)
-        x, settings = self.own_args(env, x, settings)
+        fn = self.function(env, wall)
         try:
             value, steps = fn(fuel, x, *settings)
         except (Exception, Cutoff) as exc:

@@ -18,14 +18,15 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-__all__ = ["mutating_functions", "fresh", "MUTATING_METHODS"]
+__all__ = ["mutating_functions", "fresh", "MUTATING_METHODS", "RESIZING_METHODS"]
 
-MUTATING_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",  # list
-    "update", "setdefault", "popitem",  # dict
-    "add", "discard", "difference_update", "intersection_update",
-    "symmetric_difference_update",  # set
-})
+# methods that can change how many items a list, dict or set holds (the instrumentation
+# may not charge a loop over a list up front when its body calls one of these)
+RESIZING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "setdefault",
+                              "update", "add", "discard", "popitem"})
+# every method that changes its receiver in place
+MUTATING_METHODS = RESIZING_METHODS | {"sort", "reverse", "difference_update", "intersection_update",
+                                       "symmetric_difference_update"}
 _FLAT = frozenset({int, str, bool})
 
 

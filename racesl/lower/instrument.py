@@ -115,6 +115,7 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from itertools import count
 
+from racesl.lower.effects import RESIZING_METHODS
 from racesl.runtime.builtins import BUILTIN_NAMES, CHARGING_BUILTINS
 from racesl.runtime.guards import spec_ok
 from racesl.runtime.limits import MAX_DEPTH, MAX_INT_BITS, MAX_LEN
@@ -149,8 +150,6 @@ _BUILTINS = frozenset(BUILTIN_NAMES)
 _CONSTS = frozenset({"True", "False", "None"})
 # consumers that take every element of a generator passed straight to them
 _FULL = frozenset({"sum", "list", "tuple", "set", "dict", "sorted", "max", "min"})
-_MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "setdefault",
-                       "update", "add", "discard", "popitem"})
 _NUM_CALLS = frozenset({"len", "ord", "abs", "int", "bool", "pow"})
 _NUM_METHODS = frozenset({"count", "find", "index", "rfind", "rindex", "isalpha", "isdigit",
                           "islower", "isupper", "isspace", "isalnum", "startswith", "endswith",
@@ -505,7 +504,7 @@ class _Scope:
                     if f.id in shadow or f.id not in _BUILTINS:
                         return False
                 elif isinstance(f, ast.Attribute):
-                    if f.attr in _MUTATING and not (
+                    if f.attr in RESIZING_METHODS and not (
                             isinstance(f.value, ast.Name) and f.value.id != src
                             and f.value.id in self.private):
                         return False

@@ -84,20 +84,14 @@ class Executor:
         function, its contract checkers, its samplers. Worker processes forked afterwards
         inherit all of it instead of each paying for it again."""
         for env in envs:
-            if env.pyname not in self._fns:
-                self._function(env)
+            self._function(env)
             self.lib.warm(env)
 
     def _function(self, env: EnvSig):
-        run = self.lib.program.function(env.pyname, wall=self.cfg.filters.wall)
-        if self.lib.may_mutate(env):  # the state is shared by every candidate: copy it
-            own = self.lib.own_args
-
-            def run(fuel, x, *settings, _run=run, _env=env):
-                x, settings = own(_env, x, settings)
-                return _run(fuel, x, *settings)
-        self._fns[env.pyname] = run
-        return run
+        # the library's hot path (it copies arguments for bodies that may mutate the shared
+        # state), cached here by name: one dict lookup in the innermost loop
+        fn = self._fns[env.pyname] = self.lib.function(env, self.cfg.filters.wall)
+        return fn
 
     def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter,
             x_text: str | None = None) -> Step | None:
