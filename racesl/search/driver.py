@@ -16,7 +16,7 @@ import gc
 import multiprocessing as mp
 import os
 import time
-from collections import Counter
+from collections import Counter, deque
 from typing import Callable
 
 import attrs
@@ -251,19 +251,18 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
 
     stall = 0
     try:
-        # quotas of batch k: as they stood after merging batch k - 2 (0 and 1: the initial ones)
-        snapshots = {0: dict(quota), 1: dict(quota)}
-        if pool is not None:  # two batches queued: workers never wait for the merge
-            pool.start(cfg.batch, snapshots[0])
-            pool.start(2 * cfg.batch, snapshots[1])
+        # quotas of the batches to come: batch k's are those after merging batch k - 2
+        # (batches 0 and 1: the initial ones); workers always have the next batch queued
+        queued = deque([dict(quota), dict(quota)])
+        if pool is not None:
+            pool.start(cfg.batch, queued[0])
+            pool.start(2 * cfg.batch, queued[1])
         k = 0
-        results = run_batch(0, snapshots[0])
-        while not merge(results):
-            snapshots[k + 2] = dict(quota)
+        while not merge(run_batch(k, queued.popleft())):
+            queued.append(dict(quota))
             if pool is not None:
-                pool.start((k + 3) * cfg.batch, snapshots[k + 2])
+                pool.start((k + 3) * cfg.batch, queued[-1])
             k += 1
-            results = run_batch(k, snapshots.pop(k))
         if pool is not None:
             pool.cancel()
         clean = True
