@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
 import attrs
 
@@ -34,16 +35,23 @@ class Checked:
 
 def check_paths(paths: list[str | Path], include: list[str | Path] = (), overlay: dict[str, str] | None = None) -> Checked:
     loader = Loader([Path(p) for p in include], overlay)
+    return check_loaded(loader, expand_paths(list(paths)),
+                        lambda src, checked: ModuleChecker(src, checked, loader.broken).run())
+
+
+def check_loaded(loader: Loader, paths, check_one: Callable[[Any, dict[str, CheckedModule]], CheckedModule]) -> Checked:
+    """Load `paths` (and what they import) with `loader`, then check every module in
+    dependency order with `check_one(source, checked_so_far)`. The language server passes
+    its own loader and a `check_one` that replays unchanged modules."""
     roots = []
-    for p in expand_paths(list(paths)):
-        src = loader.load_file(p)
+    for p in paths:
+        src = loader.load_file(Path(p))
         if src is not None:
             roots.append(src.name)
-    ordered = loader.order()
     checked: dict[str, CheckedModule] = {}
     diags = list(loader.diagnostics)
-    for src in ordered:
-        cm = ModuleChecker(src, checked, loader.broken).run()
+    for src in loader.order():
+        cm = check_one(src, checked)
         checked[src.name] = cm
         diags.extend(cm.diagnostics)
     return Checked(checked, list(dict.fromkeys(roots)), sorted(diags, key=Diagnostic.sort_key))

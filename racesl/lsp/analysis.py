@@ -26,7 +26,7 @@ from typing import Iterable
 import attrs
 
 from racesl import resources
-from racesl.check import Checked
+from racesl.check import Checked, check_loaded
 from racesl.check.checker import ModuleChecker
 from racesl.check.loader import Loader, Source
 from racesl.check.model import CheckedModule
@@ -425,19 +425,7 @@ class CheckDriver:
     def check(self, paths: Iterable[str | Path], include: list[Path], docs: dict[str, DocSource],
               context: str = "doc") -> Checked:
         loader = CachedLoader(include, docs, self.disk)
-        roots = []
-        for p in paths:
-            src = loader.load_file(Path(p))
-            if src is not None:
-                roots.append(src.name)
-        ordered = loader.order()
-        checked: dict[str, CheckedModule] = {}
-        diags = list(loader.diagnostics)
-        for src in ordered:
-            cm = self._check_one(src, checked, loader.broken, context)
-            checked[src.name] = cm
-            diags.extend(cm.diagnostics)
-        return Checked(checked, list(dict.fromkeys(roots)), sorted(diags, key=Diagnostic.sort_key))
+        return check_loaded(loader, paths, lambda src, checked: self._check_one(src, checked, loader.broken, context))
 
     def _check_one(self, src: Source, checked: dict[str, CheckedModule], broken: set, context: str) -> CheckedModule:
         deps = tuple(sorted({(m, id(checked[m])) for m, _ in src.imports if m in checked}))
