@@ -685,17 +685,7 @@ _STR_METHODS = {
 # ---------------------------------------------------------------- analysis
 
 
-def conjuncts(e: A.Expr):
-    """Top-level `and` operands, flattened (without recursion limits on long chains)."""
-    stack = [e]
-    out = []
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, A.BoolOp) and cur.op == "and":
-            stack.extend(reversed(cur.values))
-        else:
-            out.append(cur)
-    return out
+conjuncts = A.conjuncts  # top-level `and` operands, flattened
 
 
 def _text(e: A.Expr) -> str:

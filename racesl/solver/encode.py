@@ -225,17 +225,6 @@ class Conj:
         return f"{self.scoped}|{self.var}|{self.mode}|{self.text}"
 
 
-def _split_and(e: A.Expr) -> list[A.Expr]:
-    out, stack = [], [e]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, A.BoolOp) and cur.op == "and":
-            stack.extend(reversed(cur.values))
-        else:
-            out.append(cur)
-    return out
-
-
 def make_conj(e: A.Expr, mode: str, module: str, var: str = "it", text: str | None = None) -> Conj:
     if _bool_valued(e):
         mode = "b"
@@ -248,7 +237,7 @@ def conjuncts_of(pred: Any, module: str = "") -> tuple[Conj, ...]:
     top-level `and` operand but the last must be truthy, the last must be `True`."""
     e = getattr(pred, "expr", pred)
     module = getattr(pred, "module", module)
-    parts = _split_and(e)
+    parts = A.conjuncts(e)
     if len(parts) == 1:
         return (make_conj(e, "true", module, text=getattr(pred, "text", None)),)
     return tuple(make_conj(p, "truthy" if i < len(parts) - 1 else "true", module) for i, p in enumerate(parts))

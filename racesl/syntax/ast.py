@@ -400,6 +400,19 @@ def assigned_names(target: Expr, out: list) -> None:
             stack.extend(reversed(t.elts))
 
 
+def conjuncts(e: Expr) -> list[Expr]:
+    """Top-level `and` operands, flattened in order (without recursion: long chains)."""
+    stack = [e]
+    out = []
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, BoolOp) and cur.op == "and":
+            stack.extend(reversed(cur.values))
+        else:
+            out.append(cur)
+    return out
+
+
 def depth(n: Node, limit: int) -> tuple[int, Node]:
     """Nesting depth of a tree (without recursion), and its deepest node; stops past `limit`.
 
