@@ -40,6 +40,16 @@ class StreamStats:
         self.too_long = 0
         self.seconds = 0.0  # building tasks (and measuring prompts)
 
+    def admit(self, row: dict, keep: Callable[[dict], bool] | None, t0: float) -> bool:
+        """Whether `keep` takes the row; counts it (built or too long) and the time since `t0`."""
+        ok = keep is None or keep(row)
+        self.seconds += time.perf_counter() - t0
+        if ok:
+            self.built += 1
+        else:
+            self.too_long += 1
+        return ok
+
     def as_dict(self) -> dict:
         return {"built": self.built, "failed": self.failed, "duplicates": self.duplicates, "too_long": self.too_long,
                 "seconds": round(self.seconds, 3)}
@@ -147,13 +157,8 @@ class TaskStream:
         for record, rung in self.records():
             t0 = time.perf_counter()
             row = make_row(record, rung, self.system_prompt, self.chat)
-            ok = self.keep is None or self.keep(row)
-            self.stats.seconds += time.perf_counter() - t0
-            if not ok:
-                self.stats.too_long += 1
-                continue
-            self.stats.built += 1
-            yield row
+            if self.stats.admit(row, self.keep, t0):
+                yield row
 
 
 class FileStream:
@@ -193,13 +198,8 @@ class FileStream:
             rung = self.curriculum.draw(op, rng)
             record = self._pick(op, rung.index, rng)
             row = make_row(record, rung.index, self.system_prompt, self.chat)
-            ok = self.keep is None or self.keep(row)
-            self.stats.seconds += time.perf_counter() - t0
-            if not ok:
-                self.stats.too_long += 1
-                continue
-            self.stats.built += 1
-            yield row
+            if self.stats.admit(row, self.keep, t0):
+                yield row
 
 
 # ------------------------------------------------------------ datasets glue
