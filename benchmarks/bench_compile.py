@@ -139,7 +139,7 @@ def minimal_loop(lib, n: int, seed: int) -> dict:
     f = Filters()
     graph = SignatureGraph(lib.envs.values())
     envs = graph.envs
-    fns = {q: lib.program.function(e.pyname, wall=f.wall) for q, e in envs.items()}
+    fns = {q: lib.program.function(e.pyname, fuel=f.max_steps, wall=f.wall) for q, e in envs.items()}
     succ = {q: graph.successors(q) for q in envs}
     starts = [q for q in sorted(envs) if succ[q]]
     rng = random.Random(seed)
@@ -159,7 +159,7 @@ def minimal_loop(lib, n: int, seed: int) -> dict:
                     break
                 try:
                     st = lib.sample_settings(env, rng, level)
-                    cur, _ = fns[q](f.max_steps, cur, *st)
+                    cur = fns[q](cur, *st)
                 except (Exception, Cutoff):
                     break
                 text = canonical(cur)

@@ -4,23 +4,19 @@ For every stdlib environment: sample up to 20 inputs (and settings) with the lib
 samplers at levels 0..2, keep those that run to completion under the search's default budget
 (fuel 400, the `max_steps` filter), and time
 
-- instrumented: the hot path `lib.program.function(env.pyname)` — fuel, size guards,
-  depth limit, watchdog registration — called as `run(400, x, *settings)` inside one
-  `WATCHDOG.session()`;
+- instrumented: the hot path `lib.program.function(env.pyname, fuel=400)` — fuel, size
+  guards, depth limit, watchdog registration — called as `run(x, *settings)` (steps in
+  `run.meter`) inside one `WATCHDOG.session()`;
 - plain: the same environment compiled from its uninstrumented lowering
   (`racesl.lower.module.Lowered(cm).module`, every module of the library in one namespace)
   with CPython's real builtins, called as `f(x, *settings)`.
 
-- convention: the plain body behind the entry's calling convention only (`partial(f, wall)`,
-  `f(wall, budget, *params) -> (value, 0)`): what the `run(fuel, *args) -> (value, steps)`
-  API costs with no fuel or guard at all.
-
-All variants run over the same flat list of argument tuples (fresh deep copies when a body
-mutates its input), in blocks of at least ~4 ms CPU, alternating which goes first, `--repeat`
-rounds; gc is off inside blocks. Per environment: ratio = median instrumented CPU time per
-call / median plain (and convention / plain, instrumented / convention). Reported: median
-and geometric mean of the ratios over environments (goal from the issue: median <= 1.3x),
-the two medians of the split, and the five worst.
+Both run over the same flat list of argument tuples (fresh deep copies when a body mutates
+its input), called the same way, in blocks of at least ~4 ms CPU, alternating which goes
+first, `--repeat` rounds; gc is off inside blocks. Per environment: ratio = median
+instrumented CPU time per call / median plain. Reported: median and geometric mean of the
+ratios over environments (goal from the issue: median <= 1.3x), the medians by how long the
+plain body runs, and the five worst.
 
     .venv/bin/python benchmarks/bench_fuel.py [--repeat 9] [--inputs 20] [--block 0.004]
 """
@@ -38,6 +34,7 @@ import time
 from _common import figure, geomean, load_stdlib, median, write_result
 
 FUEL = 400
+BANDS = ((0.0, 0.5), (0.5, 1.0), (1.0, 2.0), (2.0, 5.0), (5.0, float("inf")))  # plain µs a call
 
 
 def plain_namespace(lib) -> dict:
@@ -50,37 +47,6 @@ def plain_namespace(lib) -> dict:
     ns = {"__builtins__": builtins}
     exec(compile(module, "<plain>", "exec"), ns)
     return ns
-
-
-def convention_namespace(lib, names) -> dict:
-    """The plain bodies of `names` behind the entry's calling convention and nothing else:
-    `run = partial(f, wall)`, `f(wall, budget, *params) -> (value, 0)`. Timing it beside
-    plain and instrumented splits the overhead into what the API costs (an extra argument,
-    a partial, a result tuple) and what fuel and guards cost."""
-    import functools
-
-    from racesl.lower.module import Lowered
-
-    class Wrap(ast.NodeTransformer):
-        def visit_Return(self, node):
-            value = node.value if node.value is not None else ast.Constant(None)
-            return ast.copy_location(ast.Return(ast.Tuple([value, ast.Constant(0)], ast.Load())), node)
-
-    body = []
-    for cm in lib.checked.modules.values():
-        for fn in Lowered(cm).module.body:
-            body.append(fn)
-            if isinstance(fn, ast.FunctionDef) and fn.name in names:
-                conv = Wrap().visit(copy.deepcopy(fn))
-                conv.name = "_conv_" + fn.name
-                conv.args.args = [ast.arg("_wall"), ast.arg("_budget"), *conv.args.args]
-                if not isinstance(conv.body[-1], ast.Return):
-                    conv.body.append(ast.Return(ast.Tuple([ast.Constant(None), ast.Constant(0)], ast.Load())))
-                body.append(conv)
-    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
-    ns = {"__builtins__": builtins}
-    exec(compile(module, "<convention>", "exec"), ns)
-    return {n: functools.partial(ns["_conv_" + n], 2.0) for n in names}
 
 
 def sample_calls(lib, env, plain, inst, n_inputs: int, seed: int):
@@ -104,7 +70,7 @@ def sample_calls(lib, env, plain, inst, n_inputs: int, seed: int):
         args = (x, *st)
         try:
             a = copy.deepcopy(args)
-            v_inst, _ = inst(FUEL, *a)
+            v_inst = inst(*a)
         except (Exception, Cutoff) as exc:
             why = classify(exc)
             dropped[why] = dropped.get(why, 0) + 1
@@ -124,14 +90,9 @@ def sample_calls(lib, env, plain, inst, n_inputs: int, seed: int):
     return calls, mutates, dropped
 
 
-def block(fn, flat, instrumented: bool) -> float:
+def block(fn, flat) -> float:
     gc.disable()
     try:
-        if instrumented:
-            t = time.process_time()
-            for a in flat:
-                fn(FUEL, *a)
-            return time.process_time() - t
         t = time.process_time()
         for a in flat:
             fn(*a)
@@ -147,23 +108,22 @@ def flat_args(calls, number: int, mutates: bool):
 
 
 def measure_env(plain, variants, calls, mutates, repeat: int, min_block: float):
-    """Median CPU seconds per call of `plain` and of each `run(fuel, *args)` variant."""
+    """Median CPU seconds per call of `plain` and of each variant."""
     number = 1  # calibrate: plain block of at least min_block CPU seconds
     while True:
-        dt = block(plain, flat_args(calls, number, mutates), False)
+        dt = block(plain, flat_args(calls, number, mutates))
         if dt >= min_block or number >= 1 << 16:
             break
         number *= 2 if dt <= 0 else max(2, min(16, int(min_block / dt * 1.2) + 1))
     per = len(calls) * number
-    sides = [(plain, False), *((v, True) for v in variants)]
+    sides = [plain, *variants]
     times = [[] for _ in sides]
     for r in range(repeat):
         order = list(range(len(sides)))
         if r % 2:
             order.reverse()  # which side goes first alternates
         for k in order:
-            fn, fueled = sides[k]
-            times[k].append(block(fn, flat_args(calls, number, mutates), fueled) / per)
+            times[k].append(block(sides[k], flat_args(calls, number, mutates)) / per)
     return [median(t) for t in times], number
 
 
@@ -180,22 +140,19 @@ def main() -> None:
 
     lib = load_stdlib()
     ns = plain_namespace(lib)
-    conv = convention_namespace(lib, {e.pyname for e in lib.envs.values()})
     rows, skipped = [], {}
     with WATCHDOG.session():
         for q, env in sorted(lib.envs.items()):
-            inst = lib.program.function(env.pyname)
+            inst = lib.program.function(env.pyname, fuel=FUEL)
             plain = ns[env.pyname]
             calls, mutates, dropped = sample_calls(lib, env, plain, inst, args.inputs, args.seed)
             if len(calls) < 3:
                 skipped[q] = dropped
                 continue
-            (p, i, c), number = measure_env(plain, [inst, conv[env.pyname]], calls, mutates, args.repeat, args.block)
+            (p, i), number = measure_env(plain, [inst], calls, mutates, args.repeat, args.block)
             rows.append({"env": q, "inputs": len(calls), "mutates": mutates, "number": number,
                          "plain_us": round(p * 1e6, 3), "instrumented_us": round(i * 1e6, 3),
-                         "convention_us": round(c * 1e6, 3), "ratio": round(i / p, 4),
-                         "convention_ratio": round(c / p, 4), "beyond_convention": round(i / c, 4),
-                         "dropped": dropped})
+                         "ratio": round(i / p, 4), "dropped": dropped})
 
     ratios = [r["ratio"] for r in rows]
     med, gm = median(ratios), geomean(ratios)
@@ -203,23 +160,26 @@ def main() -> None:
     figures = [
         figure("fuel overhead, median over stdlib envs (instrumented / plain CPU time)", round(med, 3), "x", 1.3, "<="),
         figure("fuel overhead, geometric mean over stdlib envs", round(gm, 3), "x"),
-        figure("calling convention alone, median (plain body as run(400, x) -> (value, 0) / plain)",
-               round(median([r["convention_ratio"] for r in rows]), 3), "x"),
-        figure("fuel and guards beyond the convention, median (instrumented / convention)",
-               round(median([r["beyond_convention"] for r in rows]), 3), "x"),
     ]
+    bands = {}
+    for lo, hi in BANDS:
+        band = [r["ratio"] for r in rows if lo <= r["plain_us"] < hi]
+        if band:
+            label = f"{lo:g}-{hi:g} us" if hi != float("inf") else f">= {lo:g} us"
+            bands[label] = {"envs": len(band), "median": round(median(band), 3)}
     details = {
         "fuel": FUEL, "repeat": args.repeat, "inputs_per_env": args.inputs, "min_block_s": args.block,
         "envs_measured": len(rows), "envs_skipped": skipped,
         "ratio_p10_p90": [round(sorted(ratios)[len(ratios) // 10], 3), round(sorted(ratios)[len(ratios) * 9 // 10], 3)],
+        "by_plain_time": bands,
         "worst5": [{k: r[k] for k in ("env", "ratio", "plain_us", "instrumented_us")} for r in worst],
         "rows": rows,
     }
     path = write_result("fuel", figures, details, started)
     w = ", ".join(f"{r['env']} {r['ratio']:.2f}x" for r in worst)
-    print(f"fuel: median {med:.3f}x, geomean {gm:.3f}x over {len(rows)} envs; convention alone "
-          f"{figures[2]['value']:.3f}x, beyond it {figures[3]['value']:.3f}x "
-          f"({len(skipped)} skipped); worst: {w}  [{time.perf_counter() - started:.0f}s] -> {path.name}")
+    b = ", ".join(f"{k}: {v['median']:.2f}x ({v['envs']})" for k, v in bands.items())
+    print(f"fuel: median {med:.3f}x, geomean {gm:.3f}x over {len(rows)} envs ({len(skipped)} "
+          f"skipped); by plain time: {b}; worst: {w}  [{time.perf_counter() - started:.0f}s] -> {path.name}")
 
 
 if __name__ == "__main__":

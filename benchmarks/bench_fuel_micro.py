@@ -53,7 +53,7 @@ def measure(rounds: int, block_s: float, fuel: int = 10**6):
     with WATCHDOG.session():
         for name, args, _ in corpus.CASES:
             f = plain[name]
-            g = prog.function(name)
+            g = prog.function(name, fuel=fuel)
             once = timeit.timeit(lambda: f(*args), number=50) / 50
             n = max(10, int(block_s / max(once, 1e-8)))
             loop = range(n)
@@ -67,7 +67,7 @@ def measure(rounds: int, block_s: float, fuel: int = 10**6):
             def run_inst():
                 t = clock()
                 for _ in loop:
-                    g(fuel, *args)
+                    g(*args)
                 return clock() - t
 
             gc.disable()

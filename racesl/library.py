@@ -11,6 +11,7 @@ import ast as py
 import hashlib
 import random
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 import attrs
@@ -104,9 +105,9 @@ class Library:
             name = self.preds.get(key)
             if name is None:  # a predicate no module declared: impossible for checked input
                 raise KeyError(pred.text)
-            fn = self._pred_fns[key] = self.program.function(name)
+            fn = self._pred_fns[key] = self.program.function(name, fuel=AUX_FUEL)
         try:
-            ok = fn(AUX_FUEL, value)[0] is True
+            ok = fn(value) is True
         except (Exception, Cutoff):
             ok = False
         if ck is not None:
@@ -170,9 +171,9 @@ class Library:
             return sampler_for(t).draw(rng, level, self.check_pred)
         fn = self._fns.get((helper, None))
         if fn is None:
-            fn = self._fns[helper, None] = self.program.function(helper)
+            fn = self._fns[helper, None] = self.program.function(helper, fuel=AUX_FUEL)
         try:
-            value = fn(AUX_FUEL, rng_over(rng), level)[0]
+            value = fn(rng_over(rng), level)
         except (Exception, Cutoff) as exc:
             raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {classify(exc)} ({type(exc).__name__})") from None
         why = self.conforms(value, t, canonical(value))
@@ -217,30 +218,34 @@ class Library:
             self._mutators = mutating_functions(self.module)
         return env.pyname in self._mutators
 
-    def function(self, env: EnvSig, wall: float | None = 2.0):
-        """The environment's hot path, `run(fuel, x, *settings) -> (value, steps)` (see
-        `Program.function`), cached; a body that may mutate gets copies of its arguments,
-        so callers can share values freely."""
-        fn = self._fns.get((env.pyname, wall))
+    def function(self, env: EnvSig, wall: float | None = 2.0, fuel: int = 400):
+        """The environment's hot path, `run(x, *settings) -> value` with the steps in
+        `run.meter[0]` (see `Program.function`), cached per thread (each has its own meter);
+        a body that may mutate gets copies of its arguments, so callers can share values
+        freely."""
+        key = (env.pyname, wall, fuel, get_ident())
+        fn = self._fns.get(key)
         if fn is None:
-            fn = run = self.program.function(env.pyname, wall=wall)
+            fn = run = self.program.function(env.pyname, fuel=fuel, wall=wall)
             if self.may_mutate(env):
-                def fn(fuel, x, *settings):
-                    return run(fuel, fresh(x), *(fresh(s) for s in settings))
-            self._fns[env.pyname, wall] = fn
+                def fn(x, *settings):
+                    return run(fresh(x), *(fresh(s) for s in settings))
+                fn.meter = run.meter
+            self._fns[key] = fn
         return fn
 
     def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0,
             check_output: bool = True) -> Run:
         """Run an environment on an input; never raises for anything the body does."""
-        fn = self.function(env, wall)
+        fn = self.function(env, wall, fuel)
         try:
-            value, steps = fn(fuel, x, *settings)
+            value = fn(x, *settings)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
             msg = str(exc)
             return Run(None, status, fuel if status == "fuel" else 0,
                        (f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__)[:300])
+        steps = fn.meter[0]
         if check_output:
             why = self.conforms(value, env.output)
             if why is not None:

@@ -18,15 +18,17 @@ A function of the module used as a value (`key=h`) becomes a lambda doing that c
 called name that is neither local, builtin nor a function of this module is called with
 the same convention (a function merged into the program later) — or fails with NameError.
 
-Each function also gets an *entry* variant, `_races_entry__f(_races_wall, _races_budget,
-*params) -> (value, steps)`, for calls from outside (`Program.function`): the same body,
-charging its local counter from `_races_budget` with no box unless a statement needs one,
-no depth test, and returning `(value, budget - counter)`. A negative budget, or no
-watchdog session open, sends it through `_races_enter_slow`, which runs the ordinary
-variant. An entry whose body charges nothing (no loop, comprehension, helper or lambda
-call, charging builtin or charged `in`) returns `(value, 0)` and tests only the budget:
-such a body runs a number of bytecodes bounded by its own size, over size-guarded values,
-so it needs neither fuel nor a watchdog session (which could only interrupt it between
+Each function also gets an *entry* variant for calls from outside (`Program.function`):
+`_races_entry__f(*params, _races_wall=None, _races_budget=0, _races_meter=None) -> value`,
+the same body charging its local counter from `_races_budget`, with no box unless a
+statement needs one and no depth test, which writes the steps it used to `_races_meter[0]`
+before it returns. The three trailing parameters are set per caller through the function's
+defaults (`Program.function` copies the function), so a call costs what a call of the plain
+body costs. No watchdog session open sends it through `_races_enter_slow`, which runs the
+ordinary variant. An entry whose body charges nothing (no loop, comprehension, helper or
+lambda call, charging builtin or charged `in`) is the body alone: it never writes its meter
+(0 steps) and needs neither fuel nor a watchdog session, since it runs a number of bytecodes
+bounded by its own size over size-guarded values (a session could only interrupt it between
 bytecodes anyway).
 
 Fuel sharing
@@ -141,8 +143,9 @@ def _clone(x):
 BOX = "_races_fuel"
 DEPTH = "_races_depth"
 LOC = "_races_f"
-WALL = "_races_wall"  # entry functions: (wall, budget, *params)
+WALL = "_races_wall"  # entry functions: (*params, wall, budget, meter)
 BUDGET = "_races_budget"
+METER = "_races_meter"  # entry functions: the caller's [steps] list
 ENTRY = "_races_entry__"  # prefix of the entry function of each function
 LINEMAP_TAG = "# races-linemap: "
 
@@ -1286,6 +1289,31 @@ class _Ex:
 # ----------------------------------------------------------------- statements
 
 
+class _MeterReturns(ast.NodeTransformer):
+    """An entry's returns: `return v` when its body charges nothing (0 steps, the meter is
+    never written), else `_races_r = v; _races_meter[0] = steps; return _races_r`."""
+
+    def __init__(self, charges: bool):
+        self.charges = charges
+
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def visit_Return(self, node):
+        steps = getattr(node, "_races_steps", None)
+        if steps is None or not self.charges:
+            return node
+        tmp = "_races_r"
+        meter = ast.Subscript(value=_name(METER), slice=_const(0), ctx=ast.Store())
+        return [_assign(tmp, node.value, node),
+                _loc(ast.Assign(targets=[meter], value=steps), node),
+                _loc(ast.Return(value=_name(tmp)), node)]
+
+
 class _Fx:
     """Rewrites one function."""
 
@@ -1329,56 +1357,52 @@ class _Fx:
         return fn
 
     def _run_entry(self) -> ast.FunctionDef:
-        """`def _races_entry__f(_races_wall, _races_budget, *params) -> (value, steps)`: the
-        same body called from outside, without a box unless the body needs one. A negative
-        budget, or no watchdog session open, goes through `_races_enter_slow` (which runs
-        the ordinary function, opening a one-call session when it can)."""
+        """`def _races_entry__f(*params, _races_wall=None, _races_budget=0,
+        _races_meter=None) -> value`: the same body called from outside, without a box
+        unless the body needs one, with no depth test, and with the steps it used written to
+        `_races_meter[0]` before it returns. `Program.function` gives each caller a copy
+        of the function whose defaults hold its wall limit, budget and meter, so a call
+        has the body's own signature: no extra argument, no result tuple. No watchdog
+        session open sends it through `_races_enter_slow` (which runs the ordinary function,
+        opening a one-call session when it can)."""
         fn = self.fn
         ref = fn
         params = [a.arg for a in fn.args.args]
         body = self.block(fn.body, fast=True)
+        end = fn.body[-1] if fn.body else ref
+        tail = [] if isinstance(end, ast.Return) else self._entry_return(_const(None), False, end)
+        body = body + tail
         uses = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
-        def slow_test(session: bool):
-            empty = ast.Compare(left=_name(BUDGET), ops=[ast.Lt()], comparators=[_const(0)])
-            if not session:
-                return empty
+        charges = BOX in uses or LOC in uses
+        prologue = []
+        if charges:
             none = ast.UnaryOp(op=ast.Not(), operand=ast.Attribute(value=_name("_races_wd"), attr="depth",
                                                                    ctx=ast.Load()))
-            return ast.BoolOp(op=ast.Or(), values=[empty, none])
-
-        def slow(session: bool):
-            return _loc(ast.If(
-                test=slow_test(session),
-                body=[ast.Return(value=_call("_races_enter_slow", [_name(fn.name), _name(WALL), _name(BUDGET),
-                                                                    *map(_name, params)]))],
-                orelse=[]), ref)
-        prologue = [slow(True), _assign(LOC, _name(BUDGET), ref)]
+            prologue.append(_loc(ast.If(
+                test=none,
+                body=[ast.Return(value=_call("_races_enter_slow", [
+                    _name(fn.name), _name(WALL), _name(BUDGET), _name(METER), *map(_name, params)]))],
+                orelse=[]), ref))
+            prologue.append(_assign(LOC, _name(BUDGET), ref))
+        # else nothing is charged — no loop, call or comprehension: 0 steps, and a time
+        # bounded by the body's size over size-guarded values, so no session is needed
         if BOX in uses:
             prologue.append(_assign(BOX, ast.List(elts=[_name(BUDGET), _name(WALL)], ctx=ast.Load()), ref))
         if DEPTH in uses:
             prologue.append(_assign(DEPTH, _const(0), ref))
-        end = fn.body[-1] if fn.body else ref
-        tail = [] if isinstance(end, ast.Return) else self._entry_return(_const(None), False, end)
-        body = body + tail
-        steps = [n for s in body for n in ast.walk(s) if getattr(n, "_races_steps", False)]
-        counted = sum(isinstance(n, ast.Name) and n.id == LOC for s in body for n in ast.walk(s))
-        if BOX not in uses and counted == len(steps):  # nothing is charged: 0 steps
-            for n in (n for s in body for n in ast.walk(s)):
-                if isinstance(n, ast.Tuple) and len(n.elts) == 2 and getattr(n.elts[1], "_races_steps", False):
-                    n.elts[1] = _loc(_const(0), n.elts[1])
-            # no loop, call or comprehension: its time is bounded by its size, no session needed
-            prologue = [slow(False)]
-        fn.body = prologue + body
-        fn.args.args = [ast.arg(arg=WALL), ast.arg(arg=BUDGET), *fn.args.args]
+        fn.body = _MeterReturns(charges).block(prologue + body)
+        fn.args.args = [*fn.args.args, ast.arg(arg=WALL), ast.arg(arg=BUDGET), ast.arg(arg=METER)]
+        fn.args.defaults = [_const(None), _const(0), _const(None)]
         fn.name = ENTRY + fn.name
         return fn
 
     def _entry_return(self, value, via_box: bool, ref) -> list[ast.stmt]:
-        """`return (value, steps)` (the value is evaluated first, then the steps read)."""
-        left = _box0() if via_box else _name(LOC)
-        steps = ast.BinOp(left=_name(BUDGET), op=ast.Sub(), right=left)
-        steps._races_steps = True
-        return [_loc(ast.Return(value=ast.Tuple(elts=[value, steps], ctx=ast.Load())), ref)]
+        """`return value` that also reports the steps (see `_MeterReturns`): the value is
+        evaluated first, then the counter read."""
+        ret = _loc(ast.Return(value=value), ref)
+        ret._races_steps = ast.BinOp(left=_name(BUDGET), op=ast.Sub(),
+                                     right=_box0() if via_box else _name(LOC))
+        return [ret]
 
     def block(self, stmts, fast: bool) -> list[ast.stmt]:
         out = []

@@ -440,12 +440,10 @@ def all_gen(box, gen):
     return r
 
 
-def enter_slow(fn, wall, budget, *args):
-    """An entry function's way in when its budget is negative or no watchdog session is
-    open: run the ordinary function `fn` with a box, in a one-call session on the main
-    thread when `wall` is not None."""
-    if budget < 0:
-        raise FuelOut
+def enter_slow(fn, wall, budget, meter, *args):
+    """An entry function's way in when no watchdog session is open: run the ordinary
+    function `fn` with a box, in a one-call session on the main thread when `wall` is not
+    None; the steps used go to `meter[0]`, as the entry would write them."""
     box = [budget + 1, _INF if wall is None else wall]
     if wall is not None and not WATCHDOG.depth and _threading.current_thread() is _MAIN:
         with WATCHDOG.session():
@@ -454,7 +452,8 @@ def enter_slow(fn, wall, budget, *args):
         value = fn(box, 0, *args)
     if type(value) is int and not _NBIG < value < _BIG:
         big_result(value)
-    return value, budget - box[0]
+    meter[0] = budget - box[0]
+    return value
 
 
 def big_result(value):

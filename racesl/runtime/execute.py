@@ -3,11 +3,12 @@
     prog = Program.from_module(module, "strings.races", int_params=lowered.int_params)
     out = prog.call("strings__caesar", ("abc", 3))          # Outcome(value='def', ...)
 
-    run = prog.function("strings__caesar")                    # the hot-loop form
+    run = prog.function("strings__caesar", fuel=400)          # the hot-loop form
     with WATCHDOG.session():                                  # one timer for the whole loop
         for args in inputs:
             try:
-                value, steps = run(400, *args)
+                value = run(*args)
+                steps = run.meter[0]
             except Cutoff as e: ...                           # e.status
             except Exception as e: ...                        # classify(e)
 
@@ -28,7 +29,6 @@ must run in a `WorkerPool` (racesl.runtime.sandbox), whose parent kills the work
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import sys
 import threading
@@ -161,25 +161,35 @@ class Program:
 
     def raw(self, name: str):
         """The instrumented function itself: `fn(box, 0, *args)` with `box = [fuel + 1,
-        wall]`; steps used afterwards: `fuel - box[0]`. The leanest form; see `function`."""
+        wall]`; steps used afterwards: `fuel - box[0]`. See `function` for the fast form."""
         return self._fns[name]
 
-    def function(self, name: str, *, wall: float | None = DEFAULT_WALL) -> Callable[..., tuple[Any, int]]:
-        """The hot-loop form of `call`: `run(fuel, *args) -> (value, steps_used)`.
+    def function(self, name: str, *, fuel: int = DEFAULT_FUEL,
+                 wall: float | None = DEFAULT_WALL) -> Callable[..., Any]:
+        """The hot-loop form of `call`: `run(*args) -> value`, with the steps the last call
+        that returned used in `run.meter[0]`.
 
-        It is the function's *entry* variant (see racesl.lower.instrument) with `wall` bound
-        (a `functools.partial`: no wrapper frame). It raises what the body raises: a
-        `Cutoff` (FuelOut, Timeout, SizeExceeded, RecursionCut; `.status` is the Outcome
-        status) or an ordinary exception (use `classify(exc)`). The wall limit `wall`
-        applies on the main thread inside `WATCHDOG.session()` — open one around the loop;
-        a call made on the main thread outside any session opens one for itself (~4 µs);
-        `wall=None`: no wall limit at all (fuel only). Unlike `call`, the result is
-        size-checked only when it is an int (at most MAX_INT_BITS): a container result is
-        not walked (that costs µs a value); call `racesl.runtime.guards.check_result(value)`
-        before rendering a value that untrusted code built, or run such code in a
-        `WorkerPool`, whose workers check every result."""
-        run = functools.partial(self._entries[name], wall)
-        run.__name__ = name
+        It is a copy of the function's *entry* variant (see racesl.lower.instrument) whose
+        defaults hold `fuel`, `wall` and the meter: a call costs what a call of the plain
+        body costs. Each `function()` returns a new copy with its own meter: keep one per
+        thread. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
+        SizeExceeded, RecursionCut; `.status` is the Outcome status) or an ordinary
+        exception (use `classify(exc)`); the meter is then not written. The wall limit
+        applies on the main thread inside `WATCHDOG.session()` — open one around the
+        loop; a call made on the main thread outside any session opens one for itself
+        (~4 µs); `wall=None`: no wall limit at all (fuel only). Unlike `call`, the result
+        is size-checked only when it is an int (at most MAX_INT_BITS): a container result
+        is not walked (that costs µs a value); call
+        `racesl.runtime.guards.check_result(value)` before rendering a value that untrusted
+        code built, or run such code in a `WorkerPool`, whose workers check every result."""
+        entry = self._entries[name]
+        meter = [0]
+        if fuel < 0:
+            def run(*args):
+                raise FuelOut
+        else:
+            run = types.FunctionType(entry.__code__, entry.__globals__, name, (wall, fuel, meter))
+        run.meter = meter
         return run
 
     def call(self, name: str, args: tuple = (), *, fuel: int = DEFAULT_FUEL,

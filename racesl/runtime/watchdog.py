@@ -4,8 +4,8 @@ A *session* (`with WATCHDOG.session(): ...`, reentrant) installs a SIGALRM handl
 an `ITIMER_REAL` every `interval` seconds (0.05) for its whole duration. A call does nothing
 at all: every 50 ms the handler walks the main thread's stack from the interrupted frame to
 the outermost frame of an instrumented function (recognised by its first parameter,
-`_races_fuel` or `_races_wall`) and reads that call's wall limit (its `_races_wall`, or
-element 1 of its fuel box). The first tick that sees a call (frame) records the time; once
+`_races_fuel`, or its entry-function name) and reads that call's wall limit (its
+`_races_wall`, or element 1 of its fuel box). The first tick that sees a call (frame) records the time; once
 the same call has been running for its wall limit the handler raises `Timeout` — a
 `BaseException` — right there, at the next bytecode boundary of the body, which really
 stops `while True: pass` (but not one long C call: that is what the size guards are for,
@@ -39,8 +39,8 @@ __all__ = ["Watchdog", "WATCHDOG"]
 
 _monotonic = time.monotonic
 _INF = float("inf")
-# first parameter of instrumented functions: ordinary ones, and entry functions
-_FIRST = frozenset({"_races_fuel", "_races_wall"})
+_BOX = "_races_fuel"  # first parameter of instrumented functions (racesl.lower.instrument)
+_ENTRY = "_races_entry__"  # name prefix of their entry variants
 
 
 class _Session:
@@ -112,13 +112,13 @@ class Watchdog:
         found = None
         while frame is not None:
             code = frame.f_code
-            if code.co_argcount and code.co_varnames[0] in _FIRST:
+            if code.co_argcount and (code.co_varnames[0] == _BOX or code.co_name.startswith(_ENTRY)):
                 found = frame
             frame = frame.f_back
         if found is None:
             return None
         local = found.f_locals
-        if found.f_code.co_varnames[0] == "_races_wall":
+        if found.f_code.co_varnames[0] != _BOX:
             wall = local.get("_races_wall")
         else:
             box = local.get("_races_fuel")

@@ -89,9 +89,11 @@ class Executor:
 
     def _function(self, env: EnvSig):
         # the library's hot path (it copies arguments for bodies that may mutate the shared
-        # state), cached here by name: one dict lookup in the innermost loop
-        fn = self._fns[env.pyname] = self.lib.function(env, self.cfg.filters.wall)
-        return fn
+        # state) and its meter, cached here by name: one dict lookup in the innermost loop
+        f = self.cfg.filters
+        fn = self.lib.function(env, f.wall, f.max_steps)
+        hit = self._fns[env.pyname] = (fn, fn.meter)
+        return hit
 
     def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter,
             x_text: str | None = None) -> Step | None:
@@ -127,12 +129,13 @@ class Executor:
     def _execute(self, env: EnvSig, x, settings: tuple) -> Step | str:
         """The step, or the name of what dropped it (a status or a filter)."""
         f = self.cfg.filters
-        fn = self._fns.get(env.pyname) or self._function(env)
+        fn, meter = self._fns.get(env.pyname) or self._function(env)
         try:
-            value, steps = fn(f.max_steps, x, *settings)
+            value = fn(x, *settings)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
             return "error" if status in ("error", "recursion") else status
+        steps = meter[0]
         text = canonical(value)
         why = value_filter(f, value, text)
         if why:

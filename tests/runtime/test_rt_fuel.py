@@ -351,12 +351,14 @@ def test_default_budget_is_400():
     assert prog.call("f", (400,)).status == "ok"
     assert prog.call("f", (401,)).status == "fuel"
     fast = prog.function("f")
-    assert fast(400, 400) == (400, 400)
+    assert fast(400) == 400 and fast.meter == [400]
 
 
 def test_fast_path_reports_steps():
     prog = program("def f(xs):\n    return sorted(xs)\n")
-    assert prog.function("f")(100, [3, 2, 1]) == ([1, 2, 3], 3)
+    fast = prog.function("f", fuel=100)
+    assert fast([3, 2, 1]) == [1, 2, 3] and fast.meter[0] == 3
+    assert fast([9]) == [9] and fast.meter[0] == 1  # each call writes its own steps
     raw = prog.raw("f")
     box = [100 + 1, 2.0]
     assert raw(box, 0, [2, 1]) == [1, 2] and 100 - box[0] == 2
@@ -425,13 +427,19 @@ def test_fast_path_entry_variants_agree_with_call():
     prog = program(src)
     for name, args in (("add", (2, 3)), ("loop", (10,)), ("helper_user", ([3, 1],))):
         out = prog.call(name, args)
-        assert prog.function(name)(400, *args) == (out.value, out.steps)
-        assert prog.function(name, wall=None)(400, *args) == (out.value, out.steps)
-    assert prog.function("add")(0, 1, 2) == (3, 0)
+        for run in (prog.function(name), prog.function(name, wall=None)):
+            assert (run(*args), run.meter[0]) == (out.value, out.steps)
+    add = prog.function("add", fuel=0)
+    assert (add(1, 2), add.meter[0]) == (3, 0)
     with pytest.raises(FuelOut):
-        prog.function("add")(-1, 1, 2)
+        prog.function("add", fuel=-1)(1, 2)
     with pytest.raises(FuelOut):
-        prog.function("loop")(9, 10)
+        prog.function("loop", fuel=9)(10)
+    # copies are independent: each has its own limits and meter
+    a, b = prog.function("loop", fuel=100), prog.function("loop", fuel=100)
+    a(3)
+    b(5)
+    assert (a.meter, b.meter) == ([3], [5])
     assert "add" in prog and prog.names == ["add", "helper_user", "loop"]
 
 
@@ -453,9 +461,10 @@ def test_sources_charged_ahead_keep_the_exact_boundary(src, args, expected):
     assert boundary(src, "f", *args) == expected
     prog = program(src)
     out = prog.call("f", args)
-    assert prog.function("f")(out.steps, *args) == (out.value, out.steps)
+    run = prog.function("f", fuel=out.steps)
+    assert (run(*args), run.meter[0]) == (out.value, out.steps)
     with pytest.raises(FuelOut):
-        prog.function("f")(out.steps - 1, *args)
+        prog.function("f", fuel=out.steps - 1)(*args)
 
 
 def test_a_source_too_long_for_the_budget_ticks_to_the_same_cut_off():

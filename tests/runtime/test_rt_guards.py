@@ -259,7 +259,7 @@ def test_big_results_are_refused_by_call():
     assert out.status == "size"
     # the fast path does not walk containers (documented); check_result does
     prog = program(src)
-    value, _ = prog.function("f")(BIG_FUEL)
+    value = prog.function("f", fuel=BIG_FUEL)()
     with pytest.raises(SizeExceeded):
         check_result(value)
 

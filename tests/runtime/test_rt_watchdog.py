@@ -57,31 +57,32 @@ def test_short_limits_and_builtin_heavy_loops(prog):
 
 
 def test_fast_path_raises_timeout_in_a_session(prog):
-    run = prog.function("spin", wall=0.2)
+    run = prog.function("spin", fuel=10**15, wall=0.2)
     with WATCHDOG.session():
         with pytest.raises(Timeout):
-            run(10**15)
-        assert prog.function("quick")(10, 1) == (2, 0)
+            run()
+        quick = prog.function("quick", fuel=10)
+        assert (quick(1), quick.meter[0]) == (2, 0)
     # and without a session it opens one for the call
     with pytest.raises(Timeout):
-        run(10**15)
+        run()
 
 
 def test_each_call_gets_its_own_limit(prog):
-    run = prog.function("sleepy", wall=1.0)
-    fast = prog.function("quick")
+    run = prog.function("sleepy", fuel=10**12, wall=1.0)
+    fast = prog.function("quick", fuel=10)
     with WATCHDOG.session():
         n = 1024
         while True:  # a size taking ~0.1 s
             t0 = time.perf_counter()
-            run(10**12, n)
+            run(n)
             if time.perf_counter() - t0 > 0.1:
                 break
             n *= 2
         for _ in range(12):  # together far more than 1 s, each well under it
-            run(10**12, n)
+            run(n)
         for i in range(1000):
-            assert fast(10, i)[0] == i + 1
+            assert fast(i) == i + 1
 
 
 def test_nothing_is_raised_outside_calls(prog):
@@ -132,7 +133,8 @@ def test_off_the_main_thread_fuel_is_the_only_limit(prog):
         with WATCHDOG.session() as active:
             got.append(active)
         got.append(prog.call("spin", (), fuel=100_000, wall=0.01))
-        got.append(prog.function("sleepy", wall=0.01)(10**6, 1000))
+        run = prog.function("sleepy", fuel=10**6, wall=0.01)
+        got.append((run(1000), run.meter[0]))
 
     th = threading.Thread(target=work)
     th.start()
@@ -146,4 +148,5 @@ def test_off_the_main_thread_fuel_is_the_only_limit(prog):
 def test_wall_none_means_fuel_only(prog):
     out = prog.call("spin", (), fuel=50_000, wall=None)
     assert out.status == "fuel"
-    assert prog.function("quick", wall=None)(5, 1) == (2, 0)
+    quick = prog.function("quick", fuel=5, wall=None)
+    assert (quick(1), quick.meter[0]) == (2, 0)
