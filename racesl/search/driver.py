@@ -178,7 +178,10 @@ def _serve(gen: Generator, claim, conn) -> None:
         if msg is None:
             return
         try:
-            conn.send((True, gen.build_claimed(claim, *msg)))
+            # stats as plain dicts: unpickling a Counter runs Counter.update in Python, and
+            # the parent, which unpickles every result, is the compile's serial part
+            results = [(i, task, dict(stats)) for i, task, stats in gen.build_claimed(claim, *msg)]
+            conn.send((True, results))
         except Exception:
             conn.send((False, traceback.format_exc()))
 
