@@ -87,7 +87,13 @@ Guards
 A simple local inference marks names that can only hold numbers (int/bool literals, `len`,
 `ord`, `int`, `abs`, `sum` of one argument, `max`/`min` of numbers, comparisons, arithmetic
 of numbers, `range` loop variables, `enumerate` indices, `Int` parameters from
-`int_params`, names only ever assigned numbers). `a + b` is guarded only when neither side
+`int_params`, names only ever assigned numbers). In entry variants, whose callers pass
+values that conform to the declared types (the search, `Library.run`, the rewards and
+`racesc run` all check), a parameter declared a List or Tuple of numbers (`p[]` in
+`int_params`) and never bound again gives numbers too: its elements as loop and
+comprehension variables, its subscripts, and the names it is unpacked into. Ordinary
+variants do not trust that much: they are called by other bodies, whose arguments only
+the checker's inference vouches for. `a + b` is guarded only when neither side
 is a number or a small literal (a literal can only grow a value by its own size a step);
 `a * b` unless both are numbers and one a small int literal; `**` and `<<` unless bounded
 by literals; `%` unless the left side is a number; f-string values that are not numbers;
@@ -147,6 +153,9 @@ WALL = "_races_wall"  # entry functions: (*params, wall, budget, meter)
 BUDGET = "_races_budget"
 METER = "_races_meter"  # entry functions: the caller's [steps] list
 ENTRY = "_races_entry__"  # prefix of the entry function of each function
+# `p + ELEMS` in `int_params[f]`: parameter p of f holds a List or Tuple of numbers (trusted in
+# entry variants only, whose callers pass values that conform to the declared types)
+ELEMS = "[]"
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -328,6 +337,9 @@ def _is_num(e, num) -> bool:
         return type(e.value) in (int, bool, float)
     if isinstance(e, ast.Name):
         return e.id in num
+    if isinstance(e, ast.Subscript):  # an element of a parameter whose elements are numbers
+        return (isinstance(e.value, ast.Name) and e.value.id + ELEMS in num
+                and not isinstance(e.slice, ast.Slice))
     if isinstance(e, ast.BinOp):
         op = e.op
         if isinstance(op, (ast.FloorDiv, ast.Pow, ast.LShift, ast.RShift, ast.Div)):
@@ -360,6 +372,18 @@ def _is_num(e, num) -> bool:
     return False
 
 
+def _minus(num, names) -> frozenset:
+    """`num` inside a scope that binds `names` anew: neither they nor their elements are
+    known numbers there."""
+    return frozenset(num) - set(names) - {n + ELEMS for n in names}
+
+
+def _iter_num(it, num) -> bool:
+    """Whether iterating `it` yields numbers only: `range(...)`, or a name whose elements
+    are numbers (see ELEMS)."""
+    return _is_call_to(it, {"range"}) or (isinstance(it, ast.Name) and it.id + ELEMS in num)
+
+
 def _is_fresh(e) -> bool:
     """Whether `e` evaluates to a new object nothing else refers to."""
     if isinstance(e, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
@@ -383,9 +407,11 @@ class _Scope:
     """What the rewrite needs to know about one function: its locals, the names that hold
     only numbers, and the "private" lists (fresh, never stored anywhere else)."""
 
-    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], funcs: frozenset[str]):
+    def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], funcs: frozenset[str],
+                 entry: bool = False):
         self.funcs = funcs
         self.params = [a.arg for a in fn.args.args]
+        elems = {p for p in self.params if entry and p + ELEMS in int_params}
         binders: dict[str, list] = {p: [] for p in self.params}
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
@@ -404,6 +430,13 @@ class _Scope:
                         and not any(isinstance(x, ast.Starred) for x in (*t.elts, *v.elts))):
                     for tt, vv in zip(t.elts, v.elts):
                         bind_target(tt, vv)
+                elif (isinstance(v, ast.Name) and v.id in elems
+                      and not any(isinstance(x, ast.Starred) for x in t.elts)):
+                    for tt in t.elts:  # `a, b = p`, p a tuple of numbers
+                        if isinstance(tt, ast.Name):
+                            bind(tt.id, lambda num, n=v.id: n + ELEMS in num, False)
+                        else:
+                            bind_target(tt, None)
                 elif _is_call_to(v, {"divmod"}) and len(t.elts) == 2 and len(v.args) == 2:
                     for tt in t.elts:
                         for n in _target_names(tt):
@@ -433,6 +466,8 @@ class _Scope:
                     if isinstance(tg, ast.Name) and (_is_call_to(it, {"range"}) or (
                             _is_call_to(it, {"reversed"}) and it.args and _is_call_to(it.args[0], {"range"}))):
                         bind(tg.id, lambda num: True, False)
+                    elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in elems:
+                        bind(tg.id, lambda num, n=it.id: n + ELEMS in num, False)
                     elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
                           and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
                         bind(tg.elts[0].id, lambda num: True, False)
@@ -448,11 +483,12 @@ class _Scope:
                 bind_target(n.target, n.value)
         self.locals = frozenset(binders)
         self.lambdas = frozenset(lambdas)
-        num = set(binders)
+        # elements of a parameter are known numbers only while it is never bound again
+        num = set(binders) | {p + ELEMS for p in elems if len(binders[p]) == 1}
         changed = True
         while changed:
             changed = False
-            for name in list(num):
+            for name in [n for n in num if n in binders]:
                 if not all(b(num) for b in binders[name]):
                     num.discard(name)
                     changed = True
@@ -1110,7 +1146,7 @@ class _Ex:
         if len(g.generators) == 1:
             probe = self.child()
             bound = set(_target_names(g.generators[0].target))
-            probe.num, probe.shadow = self.num - bound, self.shadow | bound
+            probe.num, probe.shadow = _minus(self.num, bound), self.shadow | bound
             trial = _clone(g)
             for c in trial.generators[0].ifs:
                 probe.visit(c)
@@ -1127,7 +1163,7 @@ class _Ex:
         a = e.args
         params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-        c = self.child(num=self.num - params, shadow=self.shadow | params)
+        c = self.child(num=_minus(self.num, params), shadow=self.shadow | params)
         body = c.visit(e.body)
         if tick:
             t = _call("_races_lambda_tick", [_name(BOX)])
@@ -1152,7 +1188,7 @@ class _Ex:
             g = e.generators[0]
             bound = set(_target_names(g.target))
             probe = self.child()
-            probe.num, probe.shadow = self.num - bound, self.shadow | bound
+            probe.num, probe.shadow = _minus(self.num, bound), self.shadow | bound
             trial = _clone(e)
             for c in trial.generators[0].ifs:
                 probe.visit(c)
@@ -1161,7 +1197,7 @@ class _Ex:
                 outer = self.child(nested=self.nested)
                 g.iter = _loc(_call("_races_esc", [_name(BOX), outer.visit(g.iter)]), g.iter)
                 self.absorb(outer)
-                inner = self.child(num=self.num - bound, shadow=self.shadow | bound)
+                inner = self.child(num=_minus(self.num, bound), shadow=self.shadow | bound)
                 g.ifs = [inner.visit(c) for c in g.ifs]
                 e.elt = inner.visit(e.elt)
                 self.box = True
@@ -1172,18 +1208,19 @@ class _Ex:
     def v_comp(self, e, full: bool, refund: bool = False):
         gens = e.generators
         bound, ranged = set(), set()
-        for g in gens:
+        for g in gens:  # targets over `range` or a name whose elements are numbers
             names = _target_names(g.target)
-            bound.update(names)
-            if isinstance(g.target, ast.Name) and _is_call_to(g.iter, {"range"}):
+            ranged.difference_update(names)
+            if isinstance(g.target, ast.Name) and _iter_num(g.iter, _minus(self.num, bound)):
                 ranged.add(g.target.id)
+            bound.update(names)
         shadow = self.shadow | bound
         inner_nodes = [e.elt] if not isinstance(e, ast.DictComp) else [e.key, e.value]
         inner_nodes += [c for g in gens for c in g.ifs] + [g.iter for g in gens[1:]]
         oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
         lazy = isinstance(e, ast.GeneratorExp) and not full
         outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
-        inner = self.child(num=(self.num - bound) | ranged, shadow=shadow)
+        inner = self.child(num=_minus(self.num, bound) | ranged, shadow=shadow)
 
         hoisted = getattr(e, "_races_src", None) if full and not refund else None
 
@@ -1321,7 +1358,7 @@ class _Fx:
                  entry: bool = False):
         self.fn = fn
         self.entry = entry
-        self.scope = _Scope(fn, int_params, funcs)
+        self.scope = _Scope(fn, int_params, funcs, entry)
         self.counter = counter
         self.calls = False  # calls a program function (so its depth must be checked)
         self.refund = None  # inside a precharged loop that may exit early: the refund stmt
@@ -1807,7 +1844,8 @@ _TREE_RECURSION = 100_000
 
 def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] = {}) -> ast.Module:
     """A new module implementing fuel, size guards and the recursion bound (see the module
-    docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters."""
+    docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters, and
+    `p[]` for each parameter p declared a List or Tuple of numbers (see ELEMS)."""
     with _deep_trees():
         return _instrument(module, int_params)
 

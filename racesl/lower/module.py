@@ -11,6 +11,7 @@ import ast as py
 
 from racesl.check.model import CheckedModule
 from racesl.lower.emit import Emitter
+from racesl.lower.instrument import ELEMS
 from racesl.syntax import ast as A
 from racesl.types import types as T
 
@@ -55,6 +56,19 @@ def is_int(t: T.Type | None) -> bool:
     return t is not None and isinstance(T.shape(t), T.IntT)
 
 
+def has_int_elems(t: T.Type | None) -> bool:
+    """A List of Int or Bool, or a Tuple of them only (through newtypes): its elements,
+    subscripts and unpacked parts are numbers."""
+    s = None if t is None else T.shape(T.unwrap(t))
+    if isinstance(s, T.ListT):
+        elems = (s.elem,)
+    elif isinstance(s, T.TupleT):
+        elems = s.elems
+    else:
+        return False
+    return bool(elems) and all(isinstance(T.shape(e), (T.IntT, T.BoolT)) for e in elems)
+
+
 class Lowered:
     """The Python module for one `.races` module, plus what the runtime needs to run it."""
 
@@ -77,7 +91,9 @@ class Lowered:
                 types = [sig.input] + [s.type for s in sig.settings]
             else:
                 types = [t for _, t in sig.params]
-            self.int_params[sig.pyname] = frozenset(p for p, t in zip(params, types) if is_int(t))
+            self.int_params[sig.pyname] = frozenset(
+                [p for p, t in zip(params, types) if is_int(t)]
+                + [p + ELEMS for p, t in zip(params, types) if has_int_elems(t)])
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):

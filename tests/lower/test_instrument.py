@@ -162,3 +162,52 @@ def test_unknown_names_are_not_program_functions():
     # left alone (NameError when run) instead of being wrapped as a helper
     out = lower_to_source(mod("def f():\n    return open\n"))
     assert "lambda" not in out
+
+
+# ------------------------------------------------------------------ elements of typed parameters
+
+def guards_in(src: str, fn: str, params: set[str]) -> list[str]:
+    """The guards called in `fn` (an ordinary function or its `_races_entry__` variant)
+    when `params` are declared (`p[]`: a List or Tuple of numbers)."""
+    out = instrument(mod(src), int_params={"f": frozenset(params)})
+    tree = next(x for x in out.body if isinstance(x, ast.FunctionDef) and x.name == fn)
+    return [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id.startswith("_races_g_")]
+
+
+@pytest.mark.parametrize("src", [
+    "def f(xs, k):\n    return [x % k for x in xs]\n",
+    "def f(xs, k):\n    out = []\n    for x in xs:\n        out.append(x % k)\n    return out\n",
+    "def f(p, k):\n    a, b = p\n    return (a + b) % k\n",
+    "def f(xs, k):\n    return (xs[0] + xs[-1]) % k\n",
+])
+def test_entries_trust_number_elements_of_declared_parameters(src):
+    assert guards_in(src, "_races_entry__f", {"k", "xs[]", "p[]"}) == []
+    # ordinary variants (called by other bodies) do not: only their callers' static types vouch
+    assert guards_in(src, "f", {"k", "xs[]", "p[]"}) != []
+    # nor do entries of parameters not declared so
+    assert guards_in(src, "_races_entry__f", {"k"}) != []
+
+
+@pytest.mark.parametrize("src", [
+    # the parameter is bound again: its new value's elements are unknown
+    "def f(xs, k):\n    xs = g(xs)\n    return [x % k for x in xs]\n",
+    "def f(xs, k):\n    xs += g(k)\n    return [x % k for x in xs]\n",
+    # shadowed by a comprehension target, or a lambda parameter
+    "def f(xs, ys, k):\n    return [x % k for xs in ys for x in xs]\n",
+    "def f(xs, k):\n    return (lambda xs: [x % k for x in xs])(g(k))\n",
+    # a target rebound by a later clause
+    "def f(xs, ys, k):\n    return [x % k for x in xs for x in ys]\n",
+])
+def test_element_trust_ends_where_the_name_is_rebound(src):
+    assert "_races_g_mod" in guards_in(src, "_races_entry__f", {"k", "xs[]"})
+
+
+def test_trusted_elements_compute_what_cpython_computes():
+    src = "def f(xs, p, k):\n    a, b = p\n    return [x * a % k + b for x in xs] + [xs[0] * xs[0]]\n"
+    prog = Program.from_module(mod(src), "t", int_params={"f": frozenset({"k", "xs[]", "p[]"})})
+    args = ([3, -7, 10**6, True], (5, 2), 11)
+    expected = [x * 5 % 11 + 2 for x in args[0]] + [9]
+    assert prog.call("f", args).value == expected
+    run = prog.function("f")
+    assert run(*args) == expected and run.meter[0] == prog.call("f", args).steps
