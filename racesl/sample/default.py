@@ -112,37 +112,35 @@ def length_window(r: IntRange, level: int) -> tuple[int, int, bool]:
 
 
 def _pick_int(rng: random.Random, r: IntRange, level: int, what) -> int:
-    # `what` (the type) is turned into text only for an error message
+    return _pick(rng, r, level, what, "integer", int_window, widen=False)
+
+
+def _pick_len(rng: random.Random, r: IntRange, level: int, what) -> int:
+    return _pick(rng, r, level, what, "length", length_window, widen=True)
+
+
+def _pick(rng: random.Random, r: IntRange, level: int, what, noun: str, window, widen: bool) -> int:
+    """A value of `r` from the windows of `level` and up. `widen` (lengths): once a window
+    reaches the upper bound empty, try every value from 0 to it, since a refinement may
+    allow only lengths the windows skipped. `what` (the type) is turned into text only for
+    an error message."""
     if r.empty:
-        raise NoSample(f"{what}: the refinement allows no integer")
+        raise NoSample(f"{what}: the refinement allows no {noun}")
     if r.choices is not None:
         return rng.choice(r.choices)
     for lv in range(level, level + MAX_LEVEL):
-        a, b, full = int_window(r, lv)
+        a, b, full = window(r, lv)
         v = r.pick(rng, a, b)
         if v is not None:
             return v
-        if full:
-            break
-    raise NoSample(f"{what}: no integer in {r.describe()}")
-
-
-def _pick_len(rng: random.Random, r: IntRange, level: int, what: str) -> int:
-    if r.empty:
-        raise NoSample(f"{what}: the refinement allows no length")
-    if r.choices is not None:
-        return rng.choice(r.choices)
-    for lv in range(level, level + MAX_LEVEL):
-        a, b, full = length_window(r, lv)
-        v = r.pick(rng, a, b)
-        if v is not None:
-            return v
-        if r.hi is not None and b >= r.hi:
+        if widen and r.hi is not None and b >= r.hi:
             v = r.pick(rng, 0, r.hi)
             if v is not None:
                 return v
             break
-    raise NoSample(f"{what}: no length in {r.describe()}")
+        if full and not widen:
+            break
+    raise NoSample(f"{what}: no {noun} in {r.describe()}")
 
 
 # ---------------------------------------------------------------- samplers
