@@ -306,14 +306,15 @@ def _mark_inner_add(e) -> None:
         e._races_inner = True
 
 
-def _has_break(stmts) -> bool:
-    """A `break` that leaves *this* loop (nested loops' bodies excluded, their `else` not)."""
+def _has_break(stmts, kind=ast.Break) -> bool:
+    """A `break` (or `continue`, as `kind`) that leaves *this* loop (nested loops' bodies
+    excluded, their `else` not)."""
     for s in stmts:
-        if isinstance(s, ast.Break):
+        if isinstance(s, kind):
             return True
-        if isinstance(s, ast.If) and (_has_break(s.body) or _has_break(s.orelse)):
+        if isinstance(s, ast.If) and (_has_break(s.body, kind) or _has_break(s.orelse, kind)):
             return True
-        if isinstance(s, (ast.For, ast.While)) and _has_break(s.orelse):
+        if isinstance(s, (ast.For, ast.While)) and _has_break(s.orelse, kind):
             return True
     return False
 
@@ -617,23 +618,12 @@ def _pure(stmts, shadow) -> bool:
     return True
 
 
-def _has_continue(stmts) -> bool:
-    for s in stmts:
-        if isinstance(s, ast.Continue):
-            return True
-        if isinstance(s, ast.If) and (_has_continue(s.body) or _has_continue(s.orelse)):
-            return True
-        if isinstance(s, (ast.For, ast.While)) and _has_continue(s.orelse):
-            return True
-    return False
-
-
 def _fold_in(stmts) -> int:
     """Mark the literal `x in "..."` tests that every iteration of a loop over `stmts`
     evaluates exactly once (tests of top-level statements, in unconditionally evaluated
     positions) as free, and return what they cost together: the loop charges it per
     iteration up front. Nothing is folded when the body may `continue`."""
-    if _has_continue(stmts):
+    if _has_break(stmts, ast.Continue):
         return 0
     total = 0
 
