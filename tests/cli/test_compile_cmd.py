@@ -14,36 +14,17 @@ import pytest
 from racesl import resources
 from racesl.records import read_records
 from racesl.rewards import score
-from tests.search.taskutil import PYTHON, REPO, run_racesc, start_racesc, wrap
+from tests.search.taskutil import HALVE, PYTHON, REPO, TRIPLE, run_racesc, start_racesc, toy_library, wrap
 
-TOY = '''\
-module toy
-
-type Nat = Int where 0 <= it <= 300
-
-def pick_n(rng, level) -> Int:
-    return rng.randint(2, 90)
-
-@sample(n=pick_n)
+TOY = toy_library("toy", '''\
 env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
     """Add {k} to n, capped at 300."""
     return min(n + k, 300)
-
-@sample(n=pick_n)
-env triple(n: Nat) -> Nat:
-    """Multiply n by 3, capped at 300."""
-    return min(3 * n, 300)
-
-@sample(n=pick_n)
-env halve(n: Nat) -> Nat:
-    """Halve n, rounding down."""
-    return n // 2
-
-@sample(n=pick_n)
+''', TRIPLE, HALVE, '''\
 env is_even(n: Nat) -> Bool:
     """Return True when n is even."""
     return n % 2 == 0
-'''
+''')
 
 
 @pytest.fixture(scope="module")

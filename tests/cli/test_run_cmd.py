@@ -61,6 +61,18 @@ def test_outputs_are_python_reprs(capsys, env, lit, want):
     assert (rc, out) == (0, [want])
 
 
+# Inputs `inc` (an Int) refuses, each with what its message must name.
+NOT_INTS = {
+    "'a'": "not a Int",
+    "True": "got bool True",
+    "1.5": "float is not a value",
+    "__import__('os')": "calls are not literals",
+    "10**9": "not a literal",
+    "[1, 2": "was never closed",
+    "[" * 60 + "]" * 60: "nested too deeply",
+}
+
+
 @pytest.mark.parametrize("env,lit,reason,detail", [
     ("positive", "0", "assert", "AssertionError"),
     ("spin", "1", "fuel", "FuelOut"),
@@ -68,13 +80,7 @@ def test_outputs_are_python_reprs(capsys, env, lit, want):
     ("divide", "0", "error", "ZeroDivisionError"),
     ("bloat", "12", "size", "SizeExceeded"),
     ("deep", "1", "recursion", "RecursionCut"),
-    ("inc", "'a'", "input", "not a Int"),
-    ("inc", "True", "input", "got bool True"),
-    ("inc", "1.5", "input", "float is not a value"),
-    ("inc", "__import__('os')", "input", "calls are not literals"),
-    ("inc", "10**9", "input", "not a literal"),
-    ("inc", "[1, 2", "input", "was never closed"),
-    ("inc", "[" * 60 + "]" * 60, "input", "nested too deeply"),
+    *(("inc", lit, "input", detail) for lit, detail in NOT_INTS.items()),
     ("shout", "'abcdefg'", "input", "violates len(it) <= 5"),
     ("tally", "[1, 'a']", "input", "List[Int]"),
 ])

@@ -11,36 +11,17 @@ from racesl.rewards import libraries, load_sidecar, score, write_sidecar
 from racesl.search.config import CompileConfig, parse_operators
 from racesl.search.driver import compile_tasks
 from racesl.records import to_record
-from tests.search.taskutil import oracle_reaches, wrap
+from tests.search.taskutil import HALVE, TRIPLE, oracle_reaches, toy_library, wrap
 
-TOY = '''\
-module shop
-
-type Nat = Int where 0 <= it <= 300
-
-def pick_n(rng, level) -> Int:
-    return rng.randint(2, 90)
-
-@sample(n=pick_n)
+TOY = toy_library("shop", '''\
 env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
     """Add {k} to n."""
     return min(n + k, 300)
-
-@sample(n=pick_n)
-env triple(n: Nat) -> Nat:
-    """Multiply n by 3, capped at 300."""
-    return min(3 * n, 300)
-
-@sample(n=pick_n)
+''', TRIPLE, '''\
 env sub_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
     """Subtract {k} from n, stopping at 0."""
     return max(n - k, 0)
-
-@sample(n=pick_n)
-env halve(n: Nat) -> Nat:
-    """Halve n, rounding down."""
-    return n // 2
-'''
+''', HALVE)
 
 
 @pytest.fixture(scope="module")

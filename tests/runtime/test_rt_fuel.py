@@ -31,17 +31,22 @@ def boundary(src, name="f", *args, **kw):
     return s
 
 
-# ------------------------------------------------------------------ loops
-
-
-def test_for_range_costs_its_length():
-    src = """
-    def f(n):
+def summing(name):
+    """`name(n)` sums range(n): exactly n steps, a cost the budgets below are built from."""
+    return f"""
+    def {name}(n):
         t = 0
         for i in range(n):
             t += i
         return t
     """
+
+
+# ------------------------------------------------------------------ loops
+
+
+def test_for_range_costs_its_length():
+    src = summing("f")
     assert boundary(src, "f", 5) == 5
     assert boundary(src, "f", 5, int_params={"f": frozenset({"n"})}) == 5
     assert steps(src, "f", 0) == 0
@@ -259,12 +264,7 @@ def test_recursion_shares_the_budget():
 
 
 def test_helper_loops_count_against_the_caller():
-    src = """
-    def h(n):
-        t = 0
-        for i in range(n):
-            t += i
-        return t
+    src = summing("h") + """
     def f():
         return [h(k) for k in range(4)]
     """

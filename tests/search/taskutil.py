@@ -1,5 +1,6 @@
 """Shared helpers for the composition-stage tests: the stdlib library, small cached
-compiles, an independent re-execution oracle for sort/select, and value perturbation.
+compiles, toy libraries, an independent re-execution oracle for sort/select, and value
+perturbation.
 
 Not a test module (no `test_` prefix). Cached results are shared by every test module of
 one pytest session; callers get deep copies, so mutating a record never leaks.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +53,30 @@ def stdlib_records(n: int = 600, seed: int = 0) -> list[dict]:
 def stdlib_tasks(n: int = 600, seed: int = 0):
     tasks, summary, _ = _compiled(n, seed)
     return list(tasks), summary
+
+
+def toy_library(module: str, *envs: str, top: int = 300, pick_top: int = 90) -> str:
+    """Source of a small library: a `Nat` up to `top`, a sampler `pick_n` of 2..`pick_top`,
+    and `envs` (texts of one or more environments), every `env` sampled by `pick_n`.
+
+    Compile tests each want a few environments of their own; only those should differ.
+    """
+    head = (f"module {module}\n\ntype Nat = Int where 0 <= it <= {top}\n\n"
+            f"def pick_n(rng, level) -> Int:\n    return rng.randint(2, {pick_top})\n\n")
+    return head + re.sub(r"^env ", "@sample(n=pick_n)\nenv ", "\n".join(envs), flags=re.M)
+
+
+# Environments more than one toy library has.
+TRIPLE = '''\
+env triple(n: Nat) -> Nat:
+    """Multiply n by 3, capped at 300."""
+    return min(3 * n, 300)
+'''
+HALVE = '''\
+env halve(n: Nat) -> Nat:
+    """Halve n, rounding down."""
+    return n // 2
+'''
 
 
 def one_per_operator(records: list[dict]) -> dict[str, dict]:

@@ -14,7 +14,7 @@ from racesl.library import load
 from racesl.search.config import FILTER_NAMES, CompileConfig, Filters, parse_operators
 from racesl.search.driver import compile_tasks
 from racesl.search.filters import value_filter
-from tests.search.taskutil import run_racesc
+from tests.search.taskutil import run_racesc, toy_library
 
 F = Filters()
 
@@ -67,45 +67,31 @@ def test_value_filter_keeps_booleans():
 
 # ------------------------------------------------------------ filters inside a compile
 
-TOY = '''\
-module toy
-
-type Nat = Int where 0 <= it <= 200
-
-def pick_n(rng, level) -> Int:
-    return rng.randint(2, 200)
-
-@sample(n=pick_n)
+TOY = toy_library("toy", '''\
 env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
     """Add {k} to n, wrapping around at 201."""
     return (n + k) % 201
 
-@sample(n=pick_n)
 env double(n: Nat) -> Nat:
     """Double n, wrapping around at 201."""
     return (2 * n) % 201
 
-@sample(n=pick_n)
 env parity(n: Nat) -> Nat:
     """Return n modulo 2."""
     return n % 2
 
-@sample(n=pick_n)
 env times_thousand(n: Nat) -> Int where 0 <= it <= 200000:
     """Multiply n by 1000."""
     return n * 1000
 
-@sample(n=pick_n)
 env stars(n: Nat) -> Str:
     """Write n % 7 + 2 copies of the letter z."""
     return "z" * (n % 7 + 2)
 
-@sample(n=pick_n)
 env long_word(n: Nat) -> Str:
     """Write the decimal digits of n followed by 150 letters a and b alternating."""
     return str(n) + "ab" * 75
 
-@sample(n=pick_n)
 env spin(n: Nat) -> Nat:
     """Count up to 1000 + n one step at a time, then return n + 1 wrapped at 201."""
     k = 0
@@ -113,11 +99,10 @@ env spin(n: Nat) -> Nat:
         k += 1
     return (n + 1) % 201
 
-@sample(n=pick_n)
 env keep_small(n: Nat) -> Nat:
     """Return n when it is at most 200, else 0."""
     return n if n <= 200 else 0
-'''
+''', top=200, pick_top=200)
 
 
 @pytest.fixture(scope="module")
