@@ -7,7 +7,9 @@ batch of lag): workers always have the next batch queued, so none waits for the 
 
 With W workers the parent forks W - 1 processes and works too. Inside a batch, every
 process claims small chunks of indices from a shared counter until none is left, so they
-all finish within one chunk of each other, however uneven the tasks are.
+all finish within one chunk of each other, however uneven the tasks are. The parent, done
+with its share of a batch before the workers' results are in, claims chunks of the next
+batch (already queued, its quotas fixed) instead of waiting.
 """
 
 from __future__ import annotations
@@ -90,16 +92,19 @@ class Generator:
         with WATCHDOG.session():
             return [self.build(i, quota) for i in indices]
 
-    def build_claimed(self, claim, end: int, quota: dict[str, float]) -> list:
-        """Build chunks of indices claimed from the shared counter `claim` until it reaches `end`."""
+    def build_claimed(self, claim, end: int, quota: dict[str, float],
+                      until: Callable[[], bool] | None = None) -> list:
+        """Build chunks of indices claimed from the shared counter `claim` until it reaches
+        `end`, or until `until()` says to stop (asked before each claim)."""
         out = []
-        while True:
+        while until is None or not until():
             with claim.get_lock():
                 lo = claim.value
                 if lo >= end:
                     return out
                 hi = claim.value = min(lo + CHUNK, end)
             out.extend(self.build_many(range(lo, hi), quota))
+        return out
 
 
 CHUNK = 8  # indices claimed at a time by a worker
@@ -132,6 +137,10 @@ class _Workers:
             conn.send((end, quota))
         self.pending += 1
         self.last_end = end
+
+    def ready(self) -> bool:
+        """Whether every worker's results for the oldest pending batch are in."""
+        return all(conn.poll() for conn in self.conns)
 
     def collect(self) -> list:
         """The workers' results for the oldest batch still pending."""
@@ -210,11 +219,18 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
     child_cpu = 0.0
     clean = False
 
+    ahead: list = []  # the parent's results of the next batch, built while it waited
+
     def run_batch(k: int, snapshot: dict[str, float]) -> list:
+        nonlocal ahead
         lo, hi = k * cfg.batch, (k + 1) * cfg.batch
         if pool is None:
             return gen.build_many(range(lo, hi), snapshot)
-        results = gen.build_claimed(pool.claim, hi, snapshot) + pool.collect()
+        own = ahead + gen.build_claimed(pool.claim, hi, snapshot)
+        # until the workers' share of this batch is in, build ahead into the next one: it
+        # is queued already, with its quotas fixed (queued[0]), so this changes no result
+        ahead = gen.build_claimed(pool.claim, hi + cfg.batch, queued[0], until=pool.ready)
+        results = own + pool.collect()
         results.sort(key=lambda r: r[0])
         return results
 

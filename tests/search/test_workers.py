@@ -39,3 +39,16 @@ def test_a_failing_worker_raises_in_the_parent(monkeypatch):
     monkeypatch.setattr(driver.Generator, "build", build)
     with pytest.raises(RuntimeError, match="boom at"):
         compile_tasks(lib, CompileConfig(n=200, seed=3, batch=64), workers=2)
+
+
+@pytest.mark.parametrize("ready", [False, True])
+def test_building_ahead_while_waiting_changes_no_task(monkeypatch, ready):
+    """The parent builds into the next batch until the workers' results are in: with
+    `ready` always False it builds the whole of each next batch ahead, with True never."""
+    lib = stdlib()
+    cfg = CompileConfig(n=300, seed=5, batch=64)
+    one, _ = compile_tasks(lib, cfg, workers=1)
+    calls = []
+    monkeypatch.setattr(driver._Workers, "ready", lambda self: calls.append(1) or ready)
+    two, _ = compile_tasks(lib, cfg, workers=2)
+    assert calls and _fingerprint(two) == _fingerprint(one)
