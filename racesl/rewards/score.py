@@ -303,7 +303,10 @@ def _reexecute(record: dict, given: str, op: str) -> float:
         if env is None:
             return 0.0
         settings = tuple(expected_value(c["settings"][s.name]) for s in env.settings)
-        if lib.conforms(value, env.input) is not None:
+        # bodies run on values of their declared types only (the lowering relies on it): a
+        # record edited by hand must not feed them anything else
+        if lib.conforms(value, env.input) is not None or any(
+                lib.conforms(v, s.type) is not None for v, s in zip(settings, env.settings)):
             return 0.0
         r = lib.run(env, value, settings, fuel=fuel)
         if not r.ok:

@@ -164,3 +164,28 @@ def test_verify_terminal_accepts_any_valid_answer():
     other = dict(rec, library="sha256:" + "e" * 64)
     assert S("[100, (4, 25)]", other) == 0.5
     assert S("[100, (2, 50)]", other) == 1.0
+
+
+def test_settings_of_the_wrong_type_never_reach_a_body(recs, monkeypatch):
+    """Bodies run on values of their declared types only (entries drop guards on that
+    ground): a record edited to carry a setting of another type scores 0 without running."""
+    from racesl.library import Library
+
+    lib = stdlib()
+    ran = []
+    real = Library.run
+    monkeypatch.setattr(Library, "run", lambda self, env, x, settings=(), **kw: ran.append(env.qualname)
+                        or real(self, env, x, settings, **kw))
+    for op in ("sort", "select"):
+        r = recs[op]
+        cands = r["extra"]["candidates"]
+        k = next((i for i, c in enumerate(cands) if c["settings"]), None)
+        if k is None:
+            continue
+        bad = [dict(c, settings={s: "'junk'" for s in c["settings"]}) if i == k else c for i, c in enumerate(cands)]
+        r = dict(r, extra=dict(r["extra"], candidates=bad))
+        label = letters(len(cands))[k]
+        ran.clear()
+        assert score(r, wrap(label if op == "select" else ", ".join(reversed(r["answer"].split(", "))))) == 0.0
+        assert bad[k]["env"] not in ran
+        assert lib.envs[bad[k]["env"]].settings  # the test meant something
