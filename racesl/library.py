@@ -222,7 +222,7 @@ class Library:
         """The environment's hot path, `run(x, *settings) -> value` with the steps in
         `run.meter[0]` (see `Program.function`), cached per thread (each has its own meter);
         a body that may mutate gets copies of its arguments, so callers can share values
-        freely."""
+        freely. The arguments must conform to the environment's declared types."""
         key = (env.pyname, wall, fuel, get_ident())
         fn = self._fns.get(key)
         if fn is None:
@@ -236,7 +236,8 @@ class Library:
 
     def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0,
             check_output: bool = True) -> Run:
-        """Run an environment on an input; never raises for anything the body does."""
+        """Run an environment on an input of its declared type (with settings of theirs);
+        never raises for anything the body does."""
         fn = self.function(env, wall, fuel)
         try:
             value = fn(x, *settings)

@@ -172,7 +172,8 @@ class Program:
         It is a copy of the function's *entry* variant (see racesl.lower.instrument) whose
         defaults hold `fuel`, `wall` and the meter: a call costs what a call of the plain
         body costs. Each `function()` returns a new copy with its own meter: keep one per
-        thread. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
+        thread. Pass values of the declared parameter types (`Library` callers check them):
+        the entry leaves out guards those types make needless. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
         SizeExceeded, RecursionCut; `.status` is the Outcome status) or an ordinary
         exception (use `classify(exc)`); the meter is then not written. The wall limit
         applies on the main thread inside `WATCHDOG.session()` — open one around the
