@@ -12,10 +12,10 @@
             except Cutoff as e: ...                           # e.status
             except Exception as e: ...                        # classify(e)
 
-A program's namespace holds only its functions (each also as `_races_entry__<name>`, the
-form `function` returns), `SAFE_BUILTINS` as `__builtins__` and the `_races_*` runtime
-helpers. Every call gets its own fuel box, so a Program can be used from several threads;
-the wall-clock limit applies on the main thread only (elsewhere fuel is the only limit; see
+A program's namespace holds only its functions (each also as `_races_entry__<name>`, of
+which `function` returns copies), `SAFE_BUILTINS` as `__builtins__` and the `_races_*`
+runtime helpers. Every call gets its own fuel box, so a Program can be used from several
+threads (each with its own `function` copies: a copy's meter is shared); the wall-clock limit applies on the main thread only (elsewhere fuel is the only limit; see
 racesl.runtime.watchdog).
 
 What in-process execution does not stop: one C call that is exponential in *shared*
