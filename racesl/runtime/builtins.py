@@ -56,8 +56,9 @@ _MAIN = _threading.main_thread()
 
 
 def _pre(box, x) -> int:
-    """Refuse an oversized sequence argument, then charge its length."""
-    n = _sized_len(x)
+    """Refuse an oversized sequence argument, then charge its length; -1 for an unsized one
+    (a generator's elements were charged as it produced them)."""
+    n = _sized_len(x) if type(x) in _SIZED_T else -1  # the common generator: no call
     if n > 0:
         if n > MAX_LEN:
             raise SizeExceeded(f"{type(x).__name__} of {n} elements passed to a builtin")
@@ -219,8 +220,9 @@ def g_join(sep, items):
 
 
 def meth_join(box, sep, items):
-    """`sep.join(items)`: charges len(items) (a str separator), then `g_join`."""
-    if type(sep) is str:
+    """`sep.join(items)`: charges len(items) (a str separator; nothing for a generator, whose
+    elements were charged as it produced them), then `g_join`."""
+    if type(sep) is str and type(items) in _SIZED_T:
         _pre(box, items)
     return g_join(sep, items)
 
