@@ -202,13 +202,15 @@ def _check_mul(a, b):
 
 def g_mul(a, b):
     """`a * b`: sequence repetition and int products are bounded."""
-    _check_mul(a, b)
+    if type(a) is not int or type(b) is not int or a.bit_length() + b.bit_length() > MAX_INT_BITS:
+        _check_mul(a, b)  # (two ints that fit: the common case, no second call)
     return a * b
 
 
 def g_imul(a, b):
     """`a *= b` (in place for lists)."""
-    _check_mul(a, b)
+    if type(a) is not int or type(b) is not int or a.bit_length() + b.bit_length() > MAX_INT_BITS:
+        _check_mul(a, b)
     a *= b
     return a
 
