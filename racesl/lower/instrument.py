@@ -1316,6 +1316,23 @@ class _Ex:
 # ----------------------------------------------------------------- statements
 
 
+def _none(e):
+    return None
+
+
+# the operand an expression evaluates first (followed by `_Fx._first_comp`)
+_FIRST_EVALUATED = {
+    ast.BinOp: lambda e: e.left,
+    ast.Compare: lambda e: e.left,
+    ast.UnaryOp: lambda e: e.operand,
+    ast.BoolOp: lambda e: e.values[0],
+    ast.IfExp: lambda e: e.test,
+    ast.Subscript: lambda e: e.value,
+    ast.Tuple: lambda e: e.elts[0] if e.elts and not isinstance(e.elts[0], ast.Starred) else None,
+    ast.List: lambda e: e.elts[0] if e.elts and not isinstance(e.elts[0], ast.Starred) else None,
+}
+
+
 class _MeterReturns(ast.NodeTransformer):
     """An entry's returns: `return v` when its body charges nothing (0 steps, the meter is
     never written), else `_races_r = v; _races_meter[0] = steps; return _races_r`."""
@@ -1462,25 +1479,41 @@ class _Fx:
         return [_write(s), *out, _reload(s)]
 
     def _first_comp(self, s):
-        """The comprehension of `return C`, `x = C`, `return f(C)` / `x = f(C)` (f one of
-        sum list tuple set dict sorted max min, or `"literal".join`): nothing is evaluated
-        before its first iterable, and its consumer takes every element. None otherwise."""
+        """The comprehension whose first iterable is the first thing `return E` / `x = E`
+        evaluates, or None. From E it follows first-evaluated operands (a binary operator's
+        or comparison's left side, a unary operand, a boolean's first value, a condition's
+        test, a subscript's base, a display's first item, a call's first argument when the
+        callee is a plain name) to a list, set or dict comprehension (always built whole),
+        or to a generator passed straight to a consumer that takes every element (sum list
+        tuple set dict sorted max min, or `"literal".join`)."""
         if isinstance(s, ast.Assign):
             if not all(isinstance(t, ast.Name) for t in s.targets):
                 return None
         elif not isinstance(s, ast.Return):
             return None
         v, c = s.value, None
-        if isinstance(v, (ast.ListComp, ast.SetComp, ast.DictComp)):
-            c = v
-        elif (isinstance(v, ast.Call) and len(v.args) == 1 and not v.keywords
-              and isinstance(v.args[0], ast.GeneratorExp)):
-            f = v.func
-            if isinstance(f, ast.Name) and f.id in _FULL and f.id not in self.scope.locals:
-                c = v.args[0]
-            elif (isinstance(f, ast.Attribute) and f.attr == "join" and isinstance(f.value, ast.Constant)
-                  and isinstance(f.value.value, str)):
-                c = v.args[0]
+        while c is None and v is not None:
+            if isinstance(v, (ast.ListComp, ast.SetComp, ast.DictComp)):
+                c = v
+            elif isinstance(v, ast.Call):
+                if not v.args or isinstance(v.args[0], ast.Starred):
+                    return None
+                f, first = v.func, v.args[0]
+                plain = isinstance(f, ast.Name) and f.id not in self.scope.locals
+                if isinstance(first, ast.GeneratorExp):
+                    if len(v.args) == 1 and not v.keywords and (
+                            (plain and f.id in _FULL)
+                            or (isinstance(f, ast.Attribute) and f.attr == "join"
+                                and isinstance(f.value, ast.Constant) and isinstance(f.value.value, str))):
+                        c = first
+                    else:
+                        return None
+                elif plain or (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Constant)):
+                    v = first
+                else:
+                    return None
+            else:
+                v = _FIRST_EVALUATED.get(type(v), _none)(v)
         if c is None or _special_iter(c.generators[0].iter, self.scope.locals) is not None:
             return None
         return c

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
 import pytest
@@ -211,3 +212,30 @@ def test_trusted_elements_compute_what_cpython_computes():
     assert prog.call("f", args).value == expected
     run = prog.function("f")
     assert run(*args) == expected and run.meter[0] == prog.call("f", args).steps
+
+
+@pytest.mark.parametrize("body", [
+    "return len([x for x in xs if x > 1])",
+    "return sum(x for x in xs) // 2",
+    "return [x * 2 for x in xs][0] + 1",
+    "return '-'.join([str(x) for x in xs])",
+])
+def test_sources_first_evaluated_inside_an_expression_are_charged_ahead(body):
+    """No `_races_each` call in the entry's fast copy: the statement charges the source to
+    the local counter itself."""
+    text = lower_to_source(mod(f"def f(xs):\n    {body}\n"))
+    entry = text[text.index("def _races_entry__f"):]
+    fast = entry.split("else:")[0]
+    assert "_races_each(" not in fast and "_races_n" in fast, entry
+
+
+@pytest.mark.parametrize("body,ahead", [
+    ("return any([x for x in xs])", True),  # a list comprehension is built whole, whoever consumes it
+    ("return g(1) + len([x for x in xs])", False),  # a helper call is evaluated before the source
+    ("return any(x for x in xs)", False),  # a lazy consumer: it may stop early
+    ("return xs.count(1) + len([x for x in xs])", False),  # a method call first
+])
+def test_which_sources_are_charged_ahead(body, ahead):
+    text = lower_to_source(mod(f"def g(n):\n    return n\n\ndef f(xs):\n    {body}\n"))
+    entry = text[text.index("def _races_entry__f"):]
+    assert bool(re.search(r"_races_n\d+ = ", entry)) == ahead, entry

@@ -456,6 +456,11 @@ def test_fast_path_entry_variants_agree_with_call():
     # a source a helper computes, and one with no length (a generator: ticks)
     ("def h(n):\n    return list(range(n))\ndef f(n):\n    return [x for x in h(n)]\n", (4,), 1 + 4 + 4),
     ("def f(xs):\n    return sorted(x for x in (y for y in xs))\n", ([3, 1, 2],), 3 + 3),
+    # first evaluated inside a larger expression: a call's argument, a left operand, a base
+    ("def f(xs):\n    return len([x for x in xs if x > 1])\n", ([1, 2, 3],), 3),
+    ("def f(g):\n    return sum(len(r) for r in g) // 2\n", ([[1], [2, 3]],), 2),
+    ("def f(xs):\n    n = [x * 2 for x in xs][0] + 1\n    return n\n", ([4, 5],), 2),
+    ("def f(xs):\n    return not [x for x in xs if x] or 0\n", ([0, 0],), 2),
 ])
 def test_sources_charged_ahead_keep_the_exact_boundary(src, args, expected):
     assert boundary(src, "f", *args) == expected
