@@ -1538,7 +1538,10 @@ class _Fx:
         pre, v = self._expr_hoisted(g.iter, s, "a")
         t, n = self.tmp("i"), self.tmp("n")
         pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
+        nested = self._nested_comp(c, bound)
         c._races_src = t
+        if nested is not None:  # drawn straight from each element of the source
+            nested[0]._races_src = g.target.id
         try:
             self.src_fast = True
             fast = build()
@@ -1546,10 +1549,42 @@ class _Fx:
             slow = build()
         finally:
             del c._races_src
+            if nested is not None:
+                del nested[0]._races_src
             self.src_fast = True
-        charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=_name(n)), s)
         test = ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_name(LOC)])
+        total = _name(n)
+        if nested is not None:
+            # `[[… for x in row] for row in src]`: the inner sources, each charged when its
+            # comprehension starts, are charged up front too: Σ len(row), when every row is
+            # one `_races_each` would charge whole and the budget covers them all
+            n2 = self.tmp("n")
+            rows = ast.NamedExpr(target=_name(n2, True),
+                                 value=_call("_races_nested_len", [_name(t), _const(nested[1])]))
+            test = ast.BoolOp(op=ast.And(), values=[test, ast.Compare(
+                left=rows, ops=[ast.LtE()], comparators=[ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))])])
+            total = ast.BinOp(left=_name(n), op=ast.Add(), right=_name(n2))
+        charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=total), s)
         return [*pre, _loc(ast.If(test=test, body=[charge, *wrap(fast)], orelse=wrap(slow)), s)]
+
+    def _nested_comp(self, c, bound):
+        """(inner, list_ok) when `c` is `[inner for row in src]` with no condition and
+        `inner` a list, set or dict comprehension whose first source is `row` itself: every
+        element of src starts exactly one inner comprehension over it. Else None."""
+        if len(c.generators) != 1 or c.generators[0].ifs or not isinstance(c.generators[0].target, ast.Name):
+            return None
+        inner = c.elt if not isinstance(c, ast.DictComp) else None
+        if not isinstance(inner, (ast.ListComp, ast.SetComp, ast.DictComp)):
+            return None
+        src = inner.generators[0].iter
+        if not (isinstance(src, ast.Name) and src.id == c.generators[0].target.id):
+            return None
+        nodes = [inner.elt] if not isinstance(inner, ast.DictComp) else [inner.key, inner.value]
+        nodes += [x for gg in inner.generators for x in gg.ifs] + [gg.iter for gg in inner.generators[1:]]
+        shadow = self.scope.locals | bound
+        for gg in inner.generators:
+            shadow = shadow | set(_target_names(gg.target))
+        return inner, self.scope.list_ok(src, nodes, shadow)
 
     def s_Expr(self, s, fast):
         def build(s, ex):
@@ -1670,6 +1705,8 @@ class _Fx:
         if ex.box:
             def wrap(v):
                 if self.entry:
+                    if not any(isinstance(x, ast.Name) and x.id == BOX for x in ast.walk(v)):
+                        return self._entry_return(v, False, s)  # a charged-ahead copy: the counter is the truth
                     return [_write(s), *self._entry_return(v, True, s)]
                 return [_write(s), _loc(ast.Return(value=v), s)]
             hoisted = self._hoist_source(s, lambda: self.ex("box").visit(_clone(value)), wrap)

@@ -344,6 +344,21 @@ def each(box, it, list_ok):
     return tick_iter(box, it)
 
 
+_LOOP_SIZED_OR_LIST = _LOOP_SIZED | {list}
+
+
+def nested_len(xs, list_ok):
+    """Σ len(row) over the elements of xs, when each is one that `each` would charge whole
+    (sized; a list only when `list_ok`); else infinity, so that the caller ticks instead."""
+    ok = _LOOP_SIZED_OR_LIST if list_ok else _LOOP_SIZED
+    try:
+        if all(map(ok.__contains__, map(type, xs))):
+            return sum(map(len, xs))
+    except OverflowError:  # a range too long to count
+        pass
+    return _INF
+
+
 def _each_len(list_ok, xs) -> int:
     t = type(xs)
     if t in _LOOP_SIZED or (list_ok and t is list):
@@ -579,6 +594,7 @@ RUNTIME: dict = {
     "_races_lambda_tick": lambda_tick,
     "_races_tick_iter": tick_iter,
     "_races_each": each,
+    "_races_nested_len": nested_len,
     "_races_each_enumerate": each_enumerate,
     "_races_each_reversed": each_reversed,
     "_races_each_zip": each_zip,

@@ -461,6 +461,13 @@ def test_fast_path_entry_variants_agree_with_call():
     ("def f(g):\n    return sum(len(r) for r in g) // 2\n", ([[1], [2, 3]],), 2),
     ("def f(xs):\n    n = [x * 2 for x in xs][0] + 1\n    return n\n", ([4, 5],), 2),
     ("def f(xs):\n    return not [x for x in xs if x] or 0\n", ([0, 0],), 2),
+    # rows drawn straight from each element of the source: their lengths are charged ahead too
+    ("def f(g):\n    return [[x + 1 for x in row if x] for row in g]\n", ([[1, 0], [], [2, 3, 4]],), 3 + 5),
+    ("def f(g):\n    return [{c: 1 for c in w} for w in g]\n", (["ab", "", "cde"],), 3 + 5),
+    ("def h(x):\n    return x\ndef f(g):\n    return [[h(x) for x in row] for row in g]\n",
+     ([[1, 2], [3]],), 2 + 3 + 3),
+    # a row `_races_each` would tick (not sized): the whole statement ticks, to the same count
+    ("def f(g):\n    return [[x for x in row] for row in [range(2), (y for y in g)]]\n", ([7, 8],), 2 + 2 + 2 + 2),
 ])
 def test_sources_charged_ahead_keep_the_exact_boundary(src, args, expected):
     assert boundary(src, "f", *args) == expected
