@@ -1020,6 +1020,8 @@ class _Ex:
             if (name in _INLINE_CHARGED and plain and len(e.args) == 1 and not e.keywords
                     and self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp)):
                 return self._charged_inline(name, e)
+            if getattr(e, "_races_ahead", False) and self.fx.src_fast:  # see `_nested_charge`
+                return _loc(_call("_races_" + name, self._args(e.args)), e)
             if name in CHARGING_BUILTINS:
                 self.box = True
                 args = self._args(e.args, full_first=name in _FULL)
@@ -1538,10 +1540,11 @@ class _Fx:
         pre, v = self._expr_hoisted(g.iter, s, "a")
         t, n = self.tmp("i"), self.tmp("n")
         pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
-        nested = self._nested_comp(c, bound)
+        nested = self._nested_charge(c, bound)
         c._races_src = t
-        if nested is not None:  # drawn straight from each element of the source
-            nested[0]._races_src = g.target.id
+        if nested is not None:  # the element's own charge, over the element itself
+            node, attr, value, _ = nested
+            setattr(node, attr, value)
         try:
             self.src_fast = True
             fast = build()
@@ -1550,41 +1553,49 @@ class _Fx:
         finally:
             del c._races_src
             if nested is not None:
-                del nested[0]._races_src
+                delattr(node, attr)
             self.src_fast = True
         test = ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_name(LOC)])
         total = _name(n)
         if nested is not None:
-            # `[[… for x in row] for row in src]`: the inner sources, each charged when its
-            # comprehension starts, are charged up front too: Σ len(row), when every row is
-            # one `_races_each` would charge whole and the budget covers them all
+            # `[[… for x in row] for row in src]`, `[sum(row) for row in src]`: what each row
+            # costs when its turn comes is charged up front too (Σ len(row)), when every row
+            # is one that would be charged whole and the budget covers them all
             n2 = self.tmp("n")
-            rows = ast.NamedExpr(target=_name(n2, True),
-                                 value=_call("_races_nested_len", [_name(t), _const(nested[1])]))
+            rows = ast.NamedExpr(target=_name(n2, True), value=nested[3](_name(t)))
             test = ast.BoolOp(op=ast.And(), values=[test, ast.Compare(
                 left=rows, ops=[ast.LtE()], comparators=[ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))])])
             total = ast.BinOp(left=_name(n), op=ast.Add(), right=_name(n2))
         charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=total), s)
         return [*pre, _loc(ast.If(test=test, body=[charge, *wrap(fast)], orelse=wrap(slow)), s)]
 
-    def _nested_comp(self, c, bound):
-        """(inner, list_ok) when `c` is `[inner for row in src]` with no condition and
-        `inner` a list, set or dict comprehension whose first source is `row` itself: every
-        element of src starts exactly one inner comprehension over it. Else None."""
-        if len(c.generators) != 1 or c.generators[0].ifs or not isinstance(c.generators[0].target, ast.Name):
+    def _nested_charge(self, c, bound):
+        """What the element of `c = [E for row in src]` (one clause, no condition) charges
+        for `row` itself, when E is evaluated exactly once per row and its charge is
+        len(row): E an inner list, set or dict comprehension whose first source is `row`,
+        or a one-argument charging builtin of `row` (`sum(row)`, `sorted(row)`, ...).
+        Returns (node, mark, value, rows) — the mark makes the charged-ahead copy draw or
+        call directly; `rows(src)` computes Σ len(row), or infinity — or None."""
+        g = c.generators[0]
+        if len(c.generators) != 1 or g.ifs or not isinstance(g.target, ast.Name) or isinstance(c, ast.DictComp):
             return None
-        inner = c.elt if not isinstance(c, ast.DictComp) else None
-        if not isinstance(inner, (ast.ListComp, ast.SetComp, ast.DictComp)):
-            return None
-        src = inner.generators[0].iter
-        if not (isinstance(src, ast.Name) and src.id == c.generators[0].target.id):
-            return None
-        nodes = [inner.elt] if not isinstance(inner, ast.DictComp) else [inner.key, inner.value]
-        nodes += [x for gg in inner.generators for x in gg.ifs] + [gg.iter for gg in inner.generators[1:]]
-        shadow = self.scope.locals | bound
-        for gg in inner.generators:
-            shadow = shadow | set(_target_names(gg.target))
-        return inner, self.scope.list_ok(src, nodes, shadow)
+        row, e = g.target.id, c.elt
+        if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp)):
+            src = e.generators[0].iter
+            if not (isinstance(src, ast.Name) and src.id == row):
+                return None
+            nodes = [e.elt] if not isinstance(e, ast.DictComp) else [e.key, e.value]
+            nodes += [x for gg in e.generators for x in gg.ifs] + [gg.iter for gg in e.generators[1:]]
+            shadow = self.scope.locals | bound
+            for gg in e.generators:
+                shadow = shadow | set(_target_names(gg.target))
+            ok = self.scope.list_ok(src, nodes, shadow)
+            return e, "_races_src", row, lambda t: _call("_races_nested_len", [t, _const(ok)])
+        if (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in _INLINE_CHARGED
+                and e.func.id not in self.scope.locals | bound and not e.keywords and len(e.args) == 1
+                and isinstance(e.args[0], ast.Name) and e.args[0].id == row):
+            return e, "_races_ahead", True, lambda t: _call("_races_rows_len", [t])
+        return None
 
     def s_Expr(self, s, fast):
         def build(s, ex):

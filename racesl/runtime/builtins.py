@@ -359,6 +359,19 @@ def nested_len(xs, list_ok):
     return _INF
 
 
+def rows_len(xs):
+    """Σ len(row) over the elements of xs, when each is sized and at most MAX_LEN long (what a
+    one-argument charging builtin charges it, see `_charged1`); else infinity."""
+    try:
+        if all(map(_SIZED_T.__contains__, map(type, xs))):
+            lens = list(map(len, xs))
+            if not lens or max(lens) <= MAX_LEN:
+                return sum(lens)
+    except OverflowError:  # a range too long to count
+        pass
+    return _INF
+
+
 def _each_len(list_ok, xs) -> int:
     t = type(xs)
     if t in _LOOP_SIZED or (list_ok and t is list):
@@ -595,6 +608,7 @@ RUNTIME: dict = {
     "_races_tick_iter": tick_iter,
     "_races_each": each,
     "_races_nested_len": nested_len,
+    "_races_rows_len": rows_len,
     "_races_each_enumerate": each_enumerate,
     "_races_each_reversed": each_reversed,
     "_races_each_zip": each_zip,

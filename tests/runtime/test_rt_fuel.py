@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from racesl.runtime import FuelOut, Program
+from racesl.runtime import FuelOut, Program, SizeExceeded
 
 from .rtutil import program, run
 
@@ -466,8 +466,12 @@ def test_fast_path_entry_variants_agree_with_call():
     ("def f(g):\n    return [{c: 1 for c in w} for w in g]\n", (["ab", "", "cde"],), 3 + 5),
     ("def h(x):\n    return x\ndef f(g):\n    return [[h(x) for x in row] for row in g]\n",
      ([[1, 2], [3]],), 2 + 3 + 3),
+    ("def f(g):\n    return [sum(row) for row in g]\n", ([[1, 2], [], [3]],), 3 + 3),
+    ("def f(g):\n    return [sorted(w) for w in g]\n", (["ba", "c"],), 2 + 3),
+    ("def f(g):\n    return len([max(row) for row in g])\n", ([(1, 5), range(3)],), 2 + 5),
     # a row `_races_each` would tick (not sized): the whole statement ticks, to the same count
     ("def f(g):\n    return [[x for x in row] for row in [range(2), (y for y in g)]]\n", ([7, 8],), 2 + 2 + 2 + 2),
+    ("def f(g):\n    return [sum(row) for row in [[1], (y for y in g)]]\n", ([7, 8],), 2 + 1 + 2),
 ])
 def test_sources_charged_ahead_keep_the_exact_boundary(src, args, expected):
     assert boundary(src, "f", *args) == expected
@@ -524,3 +528,14 @@ def test_dag_compared_with_a_number_is_answered_and_with_a_dag_refused():
     """
     assert run(src, "f", 60).value == (False, True, False)
     assert run(src, "g", 60).status == "size"
+
+
+def test_rows_charged_ahead_keep_the_size_limit():
+    """A row longer than MAX_LEN is never charged ahead: its builtin refuses it as before."""
+    from racesl.runtime.limits import MAX_LEN
+
+    prog = program("def f(g):\n    return [sum(row) for row in g]\n")
+    out = prog.call("f", ([[1], list(range(MAX_LEN + 1))],), fuel=10**7)
+    assert out.status == "size", out
+    with pytest.raises(SizeExceeded):
+        prog.function("f", fuel=10**7)([[1], list(range(MAX_LEN + 1))])
