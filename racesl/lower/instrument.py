@@ -10,7 +10,8 @@ Calling convention
 Every function gets two leading parameters: `def f(_races_fuel, _races_depth, *params)`.
 `_races_fuel` is the *fuel box* of the running execution, a list whose element 0 holds the
 steps left and element 1 the call's wall limit in seconds (read by the watchdog; elements
-past 1 are a scratch stack for `any`/`all` refunds); `_races_depth` is the helper nesting
+past 1 are a scratch stack for `any`/`all` refunds; an entry variant, below, uses its
+caller's meter as the box, with no wall element); `_races_depth` is the helper nesting
 depth. The runtime starts an execution with `f([budget + 1, wall], 0, *args)` (the `+ 1`
 pays for the outermost call itself) and reads the steps used back as `budget - box[0]`.
 Calls between program functions pass the box along: `h(_races_fuel, _races_depth + 1, x)`.
@@ -1432,8 +1433,9 @@ class _Fx:
             prologue.append(_assign(LOC, _name(BUDGET), ref))
         # else nothing is charged — no loop, call or comprehension: 0 steps, and a time
         # bounded by the body's size over size-guarded values, so no session is needed
-        if BOX in uses:
-            prologue.append(_assign(BOX, ast.List(elts=[_name(BUDGET), _name(WALL)], ctx=ast.Load()), ref))
+        if BOX in uses:  # the caller's meter serves as the box (no list to build a call);
+            # the watchdog reads an entry's wall limit from `_races_wall`, not from its box
+            prologue.append(_assign(BOX, _name(METER), ref))
         if DEPTH in uses:
             prologue.append(_assign(DEPTH, _const(0), ref))
         fn.body = _MeterReturns(charges).block(prologue + body)

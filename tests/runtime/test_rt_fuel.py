@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from racesl.runtime import FuelOut, Program, SizeExceeded
+from racesl.runtime import WATCHDOG, FuelOut, Program, SizeExceeded
 
 from .rtutil import program, run
 
@@ -539,3 +539,17 @@ def test_rows_charged_ahead_keep_the_size_limit():
     assert out.status == "size", out
     with pytest.raises(SizeExceeded):
         prog.function("f", fuel=10**7)([[1], list(range(MAX_LEN + 1))])
+
+
+def test_a_reused_meter_stays_clean_after_errors_inside_any():
+    """An entry's box is its caller's meter, reused call after call: `any`'s refund stack
+    is popped even when an element raises, and later calls count exactly."""
+    prog = program("def f(xs, k):\n    return any(10 // (x - k) > 3 for x in xs)\n")
+    run = prog.function("f", fuel=100)
+    out = prog.call("f", ([4, 5, 6], 2))
+    with WATCHDOG.session():  # (outside one, an entry runs the ordinary variant, own box)
+        for _ in range(20):
+            with pytest.raises(ZeroDivisionError):
+                run([1, 2, 3], 2)
+        assert len(run.meter) == 1
+        assert (run([4, 5, 6], 2), run.meter[0]) == (out.value, out.steps)
