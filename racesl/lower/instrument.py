@@ -92,7 +92,9 @@ of numbers, `range` loop variables, `enumerate` indices, `Int` parameters from
 values that conform to the declared types (the search, `Library.run`, the rewards and
 `racesc run` all check), a parameter declared a List or Tuple of numbers (`p[]` in
 `int_params`) and never bound again gives numbers too: its elements as loop and
-comprehension variables, its subscripts, and the names it is unpacked into. Ordinary
+comprehension variables, its subscripts, and the names it is unpacked into; a parameter
+declared a Str, List, Tuple, Dict or Set (`p#`) needs no type test before a builtin charges
+its length. Ordinary
 variants do not trust that much: they are called by other bodies, whose arguments only
 the checker's inference vouches for. `a + b` is guarded only when neither side
 is a number or a small literal (a literal can only grow a value by its own size a step);
@@ -157,6 +159,9 @@ ENTRY = "_races_entry__"  # prefix of the entry function of each function
 # `p + ELEMS` in `int_params[f]`: parameter p of f holds a List or Tuple of numbers (trusted in
 # entry variants only, whose callers pass values that conform to the declared types)
 ELEMS = "[]"
+# `p + SIZED` in `int_params[f]`: parameter p of f holds a Str, List, Tuple, Dict or Set (trusted
+# the same way): `len(p)` works and a builtin over p is charged len(p) with no type test
+SIZED = "#"
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -414,6 +419,7 @@ class _Scope:
         self.funcs = funcs
         self.params = [a.arg for a in fn.args.args]
         elems = {p for p in self.params if entry and p + ELEMS in int_params}
+        sized = {p for p in self.params if entry and p + SIZED in int_params}
         binders: dict[str, list] = {p: [] for p in self.params}
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
@@ -495,6 +501,7 @@ class _Scope:
                     num.discard(name)
                     changed = True
         self.num = frozenset(num)
+        self.sized = frozenset(p for p in sized if len(binders[p]) == 1)  # never bound again
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
 
@@ -1080,11 +1087,16 @@ class _Ex:
         from an unsized argument is checked after (`_races_g_szl`); `join` checks the text
         it would build (`_races_g_join`)."""
         self.local = True
-        x = self.visit(e.args[0])
+        arg = e.args[0]
+        known = isinstance(arg, ast.Name) and arg.id in self.fx.scope.sized  # (no type test)
+        x = self.visit(arg)
         t, n = self.fx.tmp("t"), self.fx.tmp("t")
-        size = ast.IfExp(test=ast.Compare(left=_call("_races_type", [ast.NamedExpr(target=_name(t, True), value=x)]),
-                                          ops=[ast.In()], comparators=[_name("_races_SZ")]),
-                         body=_call("_races_len", [_name(t)]), orelse=_call("_races_clen", [_name(t)]))
+        if known:
+            size = _call("_races_len", [ast.NamedExpr(target=_name(t, True), value=x)])
+        else:
+            size = ast.IfExp(test=ast.Compare(left=_call("_races_type", [ast.NamedExpr(target=_name(t, True), value=x)]),
+                                              ops=[ast.In()], comparators=[_name("_races_SZ")]),
+                             body=_call("_races_len", [_name(t)]), orelse=_call("_races_clen", [_name(t)]))
         fits = ast.Compare(left=ast.NamedExpr(target=_name(n, True), value=size), ops=[ast.LtE()],
                            comparators=[_const(MAX_LEN)])
         paid = ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
@@ -1092,6 +1104,8 @@ class _Ex:
                            ops=[ast.GtE()], comparators=[_const(0)])
         if recv is not None:
             body = _call("_races_g_join", [recv, _name(t)])
+        elif name in ("sorted", "list", "tuple", "set") and known:
+            body = _call("_races_" + name, [_name(t)])
         elif name in ("sorted", "list", "tuple", "set"):
             built = _call("_races_" + name, [_name(t)])
             body = ast.IfExp(test=ast.Compare(left=_call("_races_type", [_name(t)]), ops=[ast.In()],
@@ -1917,8 +1931,9 @@ _TREE_RECURSION = 100_000
 
 def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] = {}) -> ast.Module:
     """A new module implementing fuel, size guards and the recursion bound (see the module
-    docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters, and
-    `p[]` for each parameter p declared a List or Tuple of numbers (see ELEMS)."""
+    docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters, `p[]`
+    for each parameter p declared a List or Tuple of numbers (see ELEMS), and `p#` for each
+    one of a sized type (see SIZED)."""
     with _deep_trees():
         return _instrument(module, int_params)
 

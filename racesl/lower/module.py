@@ -11,7 +11,7 @@ import ast as py
 
 from racesl.check.model import CheckedModule
 from racesl.lower.emit import Emitter
-from racesl.lower.instrument import ELEMS
+from racesl.lower.instrument import ELEMS, SIZED
 from racesl.syntax import ast as A
 from racesl.types import types as T
 
@@ -56,6 +56,11 @@ def is_int(t: T.Type | None) -> bool:
     return t is not None and isinstance(T.shape(t), T.IntT)
 
 
+def is_sized(t: T.Type | None) -> bool:
+    """A Str, List, Tuple, Dict or Set (through newtypes): `len` works on its values."""
+    return t is not None and isinstance(T.shape(T.unwrap(t)), (T.StrT, T.ListT, T.TupleT, T.DictT, T.SetT))
+
+
 def has_int_elems(t: T.Type | None) -> bool:
     """A List of Int or Bool, or a Tuple of them only (through newtypes): its elements,
     subscripts and unpacked parts are numbers."""
@@ -93,7 +98,8 @@ class Lowered:
                 types = [t for _, t in sig.params]
             self.int_params[sig.pyname] = frozenset(
                 [p for p, t in zip(params, types) if is_int(t)]
-                + [p + ELEMS for p, t in zip(params, types) if has_int_elems(t)])
+                + [p + ELEMS for p, t in zip(params, types) if has_int_elems(t)]
+                + [p + SIZED for p, t in zip(params, types) if is_sized(t)])
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):

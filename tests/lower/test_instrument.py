@@ -239,3 +239,21 @@ def test_which_sources_are_charged_ahead(body, ahead):
     text = lower_to_source(mod(f"def g(n):\n    return n\n\ndef f(xs):\n    {body}\n"))
     entry = text[text.index("def _races_entry__f"):]
     assert bool(re.search(r"_races_n\d+ = ", entry)) == ahead, entry
+
+
+@pytest.mark.parametrize("src,trusted", [
+    ("def f(xs):\n    return sorted(xs)[0]\n", True),
+    ("def f(xs):\n    return sum(xs) + len(xs)\n", True),
+    ("def f(xs):\n    xs = g(xs)\n    return sorted(xs)[0]\n", False),  # bound again
+])
+def test_entries_charge_declared_sized_parameters_without_a_type_test(src, trusted):
+    out = instrument(mod(src), int_params={"f": frozenset({"xs#"})})
+    fns = {x.name: ast.unparse(x) for x in out.body}
+    assert ("_races_SZ" not in fns["_races_entry__f"]) == trusted
+    assert "_races_SZ" in fns["f"]  # ordinary variants keep the test
+    prog = Program.from_module(mod(src.replace("g(xs)", "xs")), "t", int_params={"f": frozenset({"xs#"})})
+    out = prog.call("f", ([3, 1, 2],))
+    run = prog.function("f")
+    from racesl.runtime import WATCHDOG
+    with WATCHDOG.session():
+        assert (run([3, 1, 2]), run.meter[0]) == (out.value, out.steps)
