@@ -26,11 +26,11 @@ statement needs one and no depth test, which writes the steps it used to `_races
 before it returns. The three trailing parameters are set per caller through the function's
 defaults (`Program.function` copies the function), so a call costs what a call of the plain
 body costs. No watchdog session open sends it through `_races_enter_slow`, which runs the
-ordinary variant. An entry whose body charges nothing (no loop, comprehension, helper or
-lambda call, charging builtin or charged `in`) is the body alone: it never writes its meter
-(0 steps) and needs neither fuel nor a watchdog session, since it runs a number of bytecodes
-bounded by its own size over size-guarded values (a session could only interrupt it between
-bytecodes anyway).
+ordinary variant. An entry without loops, comprehensions or calls needs no watchdog
+session (no session test either): it runs a number of bytecodes bounded by its own size over
+size-guarded values, which a session could only interrupt between bytecodes anyway. One that
+charges nothing at all (no charging builtin or charged `in` either) is the body alone: it
+never writes its meter (0 steps).
 
 Fuel sharing
 ------------
@@ -1435,8 +1435,12 @@ class _Fx:
         body = body + tail
         uses = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
         charges = BOX in uses or LOC in uses
+        # Only loops, comprehensions and calls can run for long (all charge the box, but
+        # loops): a body without them runs a number of bytecodes bounded by its size over
+        # size-guarded values, which a session could only interrupt between bytecodes anyway
+        loops = BOX in uses or any(isinstance(n, (ast.For, ast.While)) for s in body for n in ast.walk(s))
         prologue = []
-        if charges:
+        if loops:
             none = ast.UnaryOp(op=ast.Not(), operand=ast.Attribute(value=_name("_races_wd"), attr="depth",
                                                                    ctx=ast.Load()))
             prologue.append(_loc(ast.If(
@@ -1444,9 +1448,8 @@ class _Fx:
                 body=[ast.Return(value=_call("_races_enter_slow", [
                     _name(fn.name), _name(WALL), _name(BUDGET), _name(METER), *map(_name, params)]))],
                 orelse=[]), ref))
+        if charges:  # else nothing is charged (0 steps): no counter, no meter write
             prologue.append(_assign(LOC, _name(BUDGET), ref))
-        # else nothing is charged — no loop, call or comprehension: 0 steps, and a time
-        # bounded by the body's size over size-guarded values, so no session is needed
         if BOX in uses:  # the caller's meter serves as the box (no list to build a call);
             # the watchdog reads an entry's wall limit from `_races_wall`, not from its box
             prologue.append(_assign(BOX, _name(METER), ref))
