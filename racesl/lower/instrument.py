@@ -94,7 +94,8 @@ values that conform to the declared types (the search, `Library.run`, the reward
 `int_params`) and never bound again gives numbers too: its elements as loop and
 comprehension variables, its subscripts, and the names it is unpacked into; a parameter
 declared a Str, List, Tuple, Dict or Set (`p#`) needs no type test before a builtin charges
-its length. Ordinary
+its length; one declared a Str (`p$`), its subscripts and the variables of loops over it
+are flat (see below). Ordinary
 variants do not trust that much: they are called by other bodies, whose arguments only
 the checker's inference vouches for. `a + b` is guarded only when neither side
 is a number or a small literal (a literal can only grow a value by its own size a step);
@@ -162,6 +163,9 @@ ELEMS = "[]"
 # `p + SIZED` in `int_params[f]`: parameter p of f holds a Str, List, Tuple, Dict or Set (trusted
 # the same way): `len(p)` works and a builtin over p is charged len(p) with no type test
 SIZED = "#"
+# `p + STR` in `int_params[f]`: parameter p of f holds a Str (trusted the same way); in the
+# inference's set, `x + STR` also marks a name that only ever holds a character of one
+STR = "$"
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -382,7 +386,7 @@ def _is_num(e, num) -> bool:
 def _minus(num, names) -> frozenset:
     """`num` inside a scope that binds `names` anew: neither they nor their elements are
     known numbers there."""
-    return frozenset(num) - set(names) - {n + ELEMS for n in names}
+    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR)}
 
 
 def _iter_num(it, num) -> bool:
@@ -420,6 +424,8 @@ class _Scope:
         self.params = [a.arg for a in fn.args.args]
         elems = {p for p in self.params if entry and p + ELEMS in int_params}
         sized = {p for p in self.params if entry and p + SIZED in int_params}
+        strs = {p for p in self.params if entry and p + STR in int_params}
+        chars: dict[str, int] = {}  # loop targets over a Str parameter: how many such binders
         binders: dict[str, list] = {p: [] for p in self.params}
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
@@ -476,6 +482,9 @@ class _Scope:
                         bind(tg.id, lambda num: True, False)
                     elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in elems:
                         bind(tg.id, lambda num, n=it.id: n + ELEMS in num, False)
+                    elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in strs:
+                        bind_target(tg, None)
+                        chars[tg.id] = chars.get(tg.id, 0) + (1 if it.id in self.params else 0)
                     elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
                           and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
                         bind(tg.elts[0].id, lambda num: True, False)
@@ -493,6 +502,10 @@ class _Scope:
         self.lambdas = frozenset(lambdas)
         # elements of a parameter are known numbers only while it is never bound again
         num = set(binders) | {p + ELEMS for p in elems if len(binders[p]) == 1}
+        strs = {p for p in strs if len(binders[p]) == 1}
+        num |= {p + STR for p in strs}
+        num |= {c + STR for c, k in chars.items()
+                if k == len(binders[c]) and all(p in strs for p in self._iterated(fn, c))}
         changed = True
         while changed:
             changed = False
@@ -504,6 +517,12 @@ class _Scope:
         self.sized = frozenset(p for p in sized if len(binders[p]) == 1)  # never bound again
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
+
+    @staticmethod
+    def _iterated(fn, name) -> set[str]:
+        """The names the `for` loops binding `name` iterate over."""
+        return {s.iter.id for s in ast.walk(fn) if isinstance(s, ast.For) and isinstance(s.target, ast.Name)
+                and s.target.id == name and isinstance(s.iter, ast.Name)}
 
     @staticmethod
     def _escaping(fn, names) -> set[str]:
@@ -898,6 +917,10 @@ class _Ex:
         with their own type) and hashes in time linear in its size."""
         if isinstance(e, ast.Constant):
             return not isinstance(e.value, (tuple, frozenset))
+        if isinstance(e, ast.Name) and e.id + STR in self.num:
+            return True  # a Str parameter, or a character of one
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id + STR in self.num:
+            return True  # a character or slice of a Str parameter
         return isinstance(e, ast.JoinedStr) or _is_num(e, self.num)
 
     def _deep(self, x, flat: bool = False):
@@ -1935,8 +1958,8 @@ _TREE_RECURSION = 100_000
 def instrument(module: ast.Module, *, int_params: Mapping[str, frozenset[str]] = {}) -> ast.Module:
     """A new module implementing fuel, size guards and the recursion bound (see the module
     docstring); `module` is not modified. `int_params[f]` names f's `Int` parameters, `p[]`
-    for each parameter p declared a List or Tuple of numbers (see ELEMS), and `p#` for each
-    one of a sized type (see SIZED)."""
+    for each parameter p declared a List or Tuple of numbers (see ELEMS), `p#` for each one
+    of a sized type (see SIZED) and `p$` for each Str (see STR)."""
     with _deep_trees():
         return _instrument(module, int_params)
 

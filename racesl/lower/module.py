@@ -11,7 +11,7 @@ import ast as py
 
 from racesl.check.model import CheckedModule
 from racesl.lower.emit import Emitter
-from racesl.lower.instrument import ELEMS, SIZED
+from racesl.lower.instrument import ELEMS, SIZED, STR
 from racesl.syntax import ast as A
 from racesl.types import types as T
 
@@ -99,7 +99,8 @@ class Lowered:
             self.int_params[sig.pyname] = frozenset(
                 [p for p, t in zip(params, types) if is_int(t)]
                 + [p + ELEMS for p, t in zip(params, types) if has_int_elems(t)]
-                + [p + SIZED for p, t in zip(params, types) if is_sized(t)])
+                + [p + SIZED for p, t in zip(params, types) if is_sized(t)]
+                + [p + STR for p, t in zip(params, types) if isinstance(T.shape(T.unwrap(t)), T.StrT)])
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):

@@ -257,3 +257,17 @@ def test_entries_charge_declared_sized_parameters_without_a_type_test(src, trust
     from racesl.runtime import WATCHDOG
     with WATCHDOG.session():
         assert (run([3, 1, 2]), run.meter[0]) == (out.value, out.steps)
+
+
+@pytest.mark.parametrize("src,flat", [
+    ("def f(s):\n    return s == s[::-1]\n", True),  # a Str parameter and a slice of it
+    ("def f(s, t):\n    n = 0\n    for c in s:\n        if c in t:\n            n += 1\n    return n\n", True),
+    ("def f(s):\n    s = g(s)\n    return s == s[::-1]\n", False),  # bound again
+    ("def f(s, xs):\n    for c in s:\n        pass\n    for c in xs:\n        pass\n    return c == xs\n", False),
+])
+def test_entries_compare_str_parameters_without_measuring_them(src, flat):
+    """Characters and slices of a Str parameter are flat: compared at once, no `_races_g_deep`."""
+    out = instrument(mod(src), int_params={"f": frozenset({"s$", "s#"})})
+    fns = {x.name: ast.unparse(x) for x in out.body}
+    assert ("_races_g_deep" not in fns["_races_entry__f"]) == flat, fns["_races_entry__f"]
+    assert "_races_g_deep" in fns["f"]  # ordinary variants keep the test
