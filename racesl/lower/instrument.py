@@ -94,8 +94,9 @@ values that conform to the declared types (the search, `Library.run`, the reward
 `int_params`) and never bound again gives numbers too: its elements as loop and
 comprehension variables, its subscripts, and the names it is unpacked into; a parameter
 declared a Str, List, Tuple, Dict or Set (`p#`) needs no type test before a builtin charges
-its length; one declared a Str (`p$`), its subscripts and the variables of loops over it
-are flat (see below). Ordinary
+its length; one declared a Str (`p$`), its subscripts and the variables of loops and
+comprehensions over it are flat (see below), and a character of it (such a variable, `p[i]`)
+grows a `+` by one, like a short literal. Ordinary
 variants do not trust that much: they are called by other bodies, whose arguments only
 the checker's inference vouches for. `a + b` is guarded only when neither side
 is a number or a small literal (a literal can only grow a value by its own size a step);
@@ -163,9 +164,9 @@ ELEMS = "[]"
 # `p + SIZED` in `int_params[f]`: parameter p of f holds a Str, List, Tuple, Dict or Set (trusted
 # the same way): `len(p)` works and a builtin over p is charged len(p) with no type test
 SIZED = "#"
-# `p + STR` in `int_params[f]`: parameter p of f holds a Str (trusted the same way); in the
-# inference's set, `x + STR` also marks a name that only ever holds a character of one
+# `p + STR` in `int_params[f]`: parameter p of f holds a Str (trusted the same way)
 STR = "$"
+CHAR = "'"  # in the inference's set: a name that only ever holds a character of a Str parameter
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -386,7 +387,15 @@ def _is_num(e, num) -> bool:
 def _minus(num, names) -> frozenset:
     """`num` inside a scope that binds `names` anew: neither they nor their elements are
     known numbers there."""
-    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR)}
+    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR, CHAR)}
+
+
+def _is_char(e, num) -> bool:
+    """A character of a Str parameter: a name marked so, or `p[i]`."""
+    if isinstance(e, ast.Name):
+        return e.id + CHAR in num
+    return (isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id + STR in num
+            and not isinstance(e.slice, ast.Slice))
 
 
 def _iter_num(it, num) -> bool:
@@ -504,7 +513,7 @@ class _Scope:
         num = set(binders) | {p + ELEMS for p in elems if len(binders[p]) == 1}
         strs = {p for p in strs if len(binders[p]) == 1}
         num |= {p + STR for p in strs}
-        num |= {c + STR for c, k in chars.items()
+        num |= {c + CHAR for c, k in chars.items()
                 if k == len(binders[c]) and all(p in strs for p in self._iterated(fn, c))}
         changed = True
         while changed:
@@ -759,8 +768,8 @@ class _Ex:
         num = self.num
         if isinstance(op, ast.Add):
             if (_is_num(left, num) or _is_num(right, num) or _bounded_lit(left)
-                    or _bounded_lit(right)):
-                return None
+                    or _bounded_lit(right) or _is_char(left, num) or _is_char(right, num)):
+                return None  # (a character, like a short literal, grows a value by its size)
             return "_races_g_iadd" if inplace else "_races_g_add"
         if isinstance(op, ast.Mult):
             if _is_num(left, num) and _is_num(right, num) and (
@@ -917,7 +926,7 @@ class _Ex:
         with their own type) and hashes in time linear in its size."""
         if isinstance(e, ast.Constant):
             return not isinstance(e.value, (tuple, frozenset))
-        if isinstance(e, ast.Name) and e.id + STR in self.num:
+        if isinstance(e, ast.Name) and (e.id + STR in self.num or e.id + CHAR in self.num):
             return True  # a Str parameter, or a character of one
         if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id + STR in self.num:
             return True  # a character or slice of a Str parameter
@@ -1237,12 +1246,16 @@ class _Ex:
 
     def v_comp(self, e, full: bool, refund: bool = False):
         gens = e.generators
-        bound, ranged = set(), set()
-        for g in gens:  # targets over `range` or a name whose elements are numbers
+        bound, ranged, chars = set(), set(), set()
+        for g in gens:  # targets over `range` or a name whose elements are numbers, or a Str
             names = _target_names(g.target)
             ranged.difference_update(names)
-            if isinstance(g.target, ast.Name) and _iter_num(g.iter, _minus(self.num, bound)):
+            chars.difference_update(names)
+            outer = _minus(self.num, bound)
+            if isinstance(g.target, ast.Name) and _iter_num(g.iter, outer):
                 ranged.add(g.target.id)
+            elif isinstance(g.target, ast.Name) and isinstance(g.iter, ast.Name) and g.iter.id + STR in outer:
+                chars.add(g.target.id)
             bound.update(names)
         shadow = self.shadow | bound
         inner_nodes = [e.elt] if not isinstance(e, ast.DictComp) else [e.key, e.value]
@@ -1250,7 +1263,7 @@ class _Ex:
         oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
         lazy = isinstance(e, ast.GeneratorExp) and not full
         outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
-        inner = self.child(num=_minus(self.num, bound) | ranged, shadow=shadow)
+        inner = self.child(num=_minus(self.num, bound) | ranged | {c + CHAR for c in chars}, shadow=shadow)
 
         hoisted = getattr(e, "_races_src", None) if full and not refund else None
 

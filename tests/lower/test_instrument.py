@@ -271,3 +271,19 @@ def test_entries_compare_str_parameters_without_measuring_them(src, flat):
     fns = {x.name: ast.unparse(x) for x in out.body}
     assert ("_races_g_deep" not in fns["_races_entry__f"]) == flat, fns["_races_entry__f"]
     assert "_races_g_deep" in fns["f"]  # ordinary variants keep the test
+
+
+@pytest.mark.parametrize("src,guarded", [
+    ("def f(s):\n    return ''.join(c + c for c in s)\n", False),  # a character grows by one
+    ("def f(s):\n    out = ''\n    for c in s:\n        out = out + c\n    return out\n", False),
+    ("def f(s):\n    return s[0] + s[-1]\n", False),
+    ("def f(s, t):\n    return [c + t for c in s]\n", False),
+    ("def f(s, t):\n    return s + t\n", True),  # whole strings: still guarded
+    ("def f(s, t):\n    return [c + c for c in t for c in s] + [c + c for c in [t]]\n", True),
+])
+def test_characters_of_str_parameters_add_like_short_literals(src, guarded):
+    out = instrument(mod(src), int_params={"f": frozenset({"s$", "s#"})})
+    entry = next(x for x in out.body if x.name == "_races_entry__f")
+    names = {n.id for n in ast.walk(entry) if isinstance(n, ast.Name)}
+    growth = {"_races_g_add", "_races_g_iadd", "_races_g_post", "_races_SEQ"}  # call or inline check
+    assert bool(names & growth) == guarded, ast.unparse(entry)
