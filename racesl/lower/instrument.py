@@ -1090,6 +1090,11 @@ class _Ex:
                     return self._charged_inline("join", e, recv=recv)
                 self.box = True
                 arg = self._args(e.args, full_first=True)
+                if (isinstance(e.args[0], ast.GeneratorExp) and isinstance(f.value, ast.Constant)
+                        and isinstance(f.value.value, str)):
+                    # `"sep".join(gen)`: nothing to charge up front (the generator charges its
+                    # elements as it makes them), only the size of the text to check
+                    return _loc(_call("_races_g_join", [recv, *arg]), e)
                 return _loc(_call("_races_meth_join", [_name(BOX), recv, *arg]), e)
             if attr == "sort" and not e.args and _lambda_key(e) is not None:
                 self.box = True
