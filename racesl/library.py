@@ -100,12 +100,13 @@ class Library:
                 return hit
         else:
             ck = None
-        fn = self._pred_fns.get(key)
+        fk = (key, get_ident())  # one copy per thread: a copy's meter is its fuel box
+        fn = self._pred_fns.get(fk)
         if fn is None:
             name = self.preds.get(key)
             if name is None:  # a predicate no module declared: impossible for checked input
                 raise KeyError(pred.text)
-            fn = self._pred_fns[key] = self.program.function(name, fuel=AUX_FUEL)
+            fn = self._pred_fns[fk] = self.program.function(name, fuel=AUX_FUEL)
         try:
             ok = fn(value) is True
         except (Exception, Cutoff):
@@ -169,9 +170,10 @@ class Library:
         helper = self._samplers_of(env).get(param)
         if helper is None:
             return sampler_for(t).draw(rng, level, self.check_pred)
-        fn = self._fns.get((helper, None))
+        fk = (helper, None, get_ident())  # one copy per thread, as in `function`
+        fn = self._fns.get(fk)
         if fn is None:
-            fn = self._fns[helper, None] = self.program.function(helper, fuel=AUX_FUEL)
+            fn = self._fns[fk] = self.program.function(helper, fuel=AUX_FUEL)
         try:
             value = fn(rng_over(rng), level)
         except (Exception, Cutoff) as exc:
