@@ -96,9 +96,9 @@ comprehension variables, its subscripts, and the names it is unpacked into; a pa
 declared a Str, List, Tuple, Dict or Set (`p#`) needs no type test before a builtin charges
 its length; one declared a Str (`p$`), its subscripts and the variables of loops and
 comprehensions over it are flat (see below), and a character of it (such a variable, `p[i]`)
-grows a `+` by one, like a short literal. Ordinary
-variants do not trust that much: they are called by other bodies, whose arguments only
-the checker's inference vouches for. `a + b` is guarded only when neither side
+grows a `+` by one, like a short literal. Ordinary variants do not trust that much: they
+are called by other bodies, whose arguments only the checker's inference vouches for.
+`a + b` is guarded only when neither side
 is a number or a small literal (a literal can only grow a value by its own size a step);
 `a * b` unless both are numbers and one a small int literal; `**` and `<<` unless bounded
 by literals; `%` unless the left side is a number; f-string values that are not numbers;
@@ -384,6 +384,13 @@ def _is_num(e, num) -> bool:
     return False
 
 
+def _comp_nodes(c) -> list:
+    """What a comprehension evaluates for each element drawn from its first source: the
+    element (key and value), the conditions and the later sources."""
+    nodes = [c.elt] if not isinstance(c, ast.DictComp) else [c.key, c.value]
+    return nodes + [x for g in c.generators for x in g.ifs] + [g.iter for g in c.generators[1:]]
+
+
 def _minus(num, names) -> frozenset:
     """`num` inside a scope that binds `names` anew: neither they nor their elements are
     known numbers there."""
@@ -434,7 +441,7 @@ class _Scope:
         elems = {p for p in self.params if entry and p + ELEMS in int_params}
         sized = {p for p in self.params if entry and p + SIZED in int_params}
         strs = {p for p in self.params if entry and p + STR in int_params}
-        chars: dict[str, int] = {}  # loop targets over a Str parameter: how many such binders
+        chars: dict[str, list[str]] = {}  # loop targets over a Str parameter: the names iterated
         binders: dict[str, list] = {p: [] for p in self.params}
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
@@ -493,7 +500,7 @@ class _Scope:
                         bind(tg.id, lambda num, n=it.id: n + ELEMS in num, False)
                     elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in strs:
                         bind_target(tg, None)
-                        chars[tg.id] = chars.get(tg.id, 0) + (1 if it.id in self.params else 0)
+                        chars.setdefault(tg.id, []).append(it.id)
                     elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
                           and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
                         bind(tg.elts[0].id, lambda num: True, False)
@@ -509,12 +516,11 @@ class _Scope:
                 bind_target(n.target, n.value)
         self.locals = frozenset(binders)
         self.lambdas = frozenset(lambdas)
-        # elements of a parameter are known numbers only while it is never bound again
-        num = set(binders) | {p + ELEMS for p in elems if len(binders[p]) == 1}
-        strs = {p for p in strs if len(binders[p]) == 1}
-        num |= {p + STR for p in strs}
-        num |= {c + CHAR for c, k in chars.items()
-                if k == len(binders[c]) and all(p in strs for p in self._iterated(fn, c))}
+        # what a parameter's declared type says holds only while it is never bound again
+        once = {p for p in self.params if len(binders[p]) == 1}
+        strs &= once
+        num = set(binders) | {p + ELEMS for p in elems & once} | {p + STR for p in strs}
+        num |= {c + CHAR for c, its in chars.items() if len(its) == len(binders[c]) and set(its) <= strs}
         changed = True
         while changed:
             changed = False
@@ -523,15 +529,9 @@ class _Scope:
                     num.discard(name)
                     changed = True
         self.num = frozenset(num)
-        self.sized = frozenset(p for p in sized if len(binders[p]) == 1)  # never bound again
+        self.sized = frozenset(sized & once)
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
-
-    @staticmethod
-    def _iterated(fn, name) -> set[str]:
-        """The names the `for` loops binding `name` iterate over."""
-        return {s.iter.id for s in ast.walk(fn) if isinstance(s, ast.For) and isinstance(s.target, ast.Name)
-                and s.target.id == name and isinstance(s.iter, ast.Name)}
 
     @staticmethod
     def _escaping(fn, names) -> set[str]:
@@ -1263,8 +1263,7 @@ class _Ex:
                 chars.add(g.target.id)
             bound.update(names)
         shadow = self.shadow | bound
-        inner_nodes = [e.elt] if not isinstance(e, ast.DictComp) else [e.key, e.value]
-        inner_nodes += [c for g in gens for c in g.ifs] + [g.iter for g in gens[1:]]
+        inner_nodes = _comp_nodes(e)
         oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
         lazy = isinstance(e, ast.GeneratorExp) and not full
         outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
@@ -1594,9 +1593,7 @@ class _Fx:
         bound = set()
         for gg in c.generators:
             bound.update(_target_names(gg.target))
-        inner = [c.elt] if not isinstance(c, ast.DictComp) else [c.key, c.value]
-        inner += [x for gg in c.generators for x in gg.ifs] + [gg.iter for gg in c.generators[1:]]
-        ok = self.scope.list_ok(g.iter, inner, self.scope.locals | bound)
+        ok = self.scope.list_ok(g.iter, _comp_nodes(c), self.scope.locals | bound)
         pre, v = self._expr_hoisted(g.iter, s, "a")
         t, n = self.tmp("i"), self.tmp("n")
         pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
@@ -1622,7 +1619,8 @@ class _Fx:
             # costs when its turn comes is charged up front too (Σ len(row)), when every row
             # is one that would be charged whole and the budget covers them all
             n2 = self.tmp("n")
-            rows = ast.NamedExpr(target=_name(n2, True), value=nested[3](_name(t)))
+            rows = ast.NamedExpr(target=_name(n2, True),
+                                 value=_call("_races_rows_len", [_name(t), _name(nested[3])]))
             test = ast.BoolOp(op=ast.And(), values=[test, ast.Compare(
                 left=rows, ops=[ast.LtE()], comparators=[ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))])])
             total = ast.BinOp(left=_name(n), op=ast.Add(), right=_name(n2))
@@ -1634,8 +1632,8 @@ class _Fx:
         for `row` itself, when E is evaluated exactly once per row and its charge is
         len(row): E an inner list, set or dict comprehension whose first source is `row`,
         or a one-argument charging builtin of `row` (`sum(row)`, `sorted(row)`, ...).
-        Returns (node, mark, value, rows) — the mark makes the charged-ahead copy draw or
-        call directly; `rows(src)` computes Σ len(row), or infinity — or None."""
+        Returns (node, mark, value, sized) — the mark makes the charged-ahead copy draw or
+        call directly; `sized` names the row types `_races_rows_len` may charge — or None."""
         g = c.generators[0]
         if len(c.generators) != 1 or g.ifs or not isinstance(g.target, ast.Name) or isinstance(c, ast.DictComp):
             return None
@@ -1644,17 +1642,15 @@ class _Fx:
             src = e.generators[0].iter
             if not (isinstance(src, ast.Name) and src.id == row):
                 return None
-            nodes = [e.elt] if not isinstance(e, ast.DictComp) else [e.key, e.value]
-            nodes += [x for gg in e.generators for x in gg.ifs] + [gg.iter for gg in e.generators[1:]]
             shadow = self.scope.locals | bound
             for gg in e.generators:
                 shadow = shadow | set(_target_names(gg.target))
-            ok = self.scope.list_ok(src, nodes, shadow)
-            return e, "_races_src", row, lambda t: _call("_races_nested_len", [t, _const(ok)])
+            ok = self.scope.list_ok(src, _comp_nodes(e), shadow)
+            return e, "_races_src", row, "_races_EACH_SIZED_LIST" if ok else "_races_EACH_SIZED"
         if (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in _INLINE_CHARGED
                 and e.func.id not in self.scope.locals | bound and not e.keywords and len(e.args) == 1
                 and isinstance(e.args[0], ast.Name) and e.args[0].id == row):
-            return e, "_races_ahead", True, lambda t: _call("_races_rows_len", [t])
+            return e, "_races_ahead", True, "_races_BUILTIN_SIZED"
         return None
 
     def s_Expr(self, s, fast):

@@ -347,29 +347,15 @@ def each(box, it, list_ok):
 _LOOP_SIZED_OR_LIST = _LOOP_SIZED | {list}
 
 
-def nested_len(xs, list_ok):
-    """Σ len(row) over the elements of xs, when each is one that `each` would charge whole
-    (sized; a list only when `list_ok`); else infinity, so that the caller ticks instead.
-    (A plain loop: for the few rows of a typical value it beats chains of C iterators.)"""
-    ok = _LOOP_SIZED_OR_LIST if list_ok else _LOOP_SIZED
+def rows_len(xs, sized):
+    """Σ len(row) over the elements of xs, when each one's type is in `sized` and its length
+    at most MAX_LEN: what the charges it stands for (`each` over a row, `_charged1` of a row)
+    would each take whole; else infinity, so that the caller ticks instead. (A plain loop:
+    for the few rows of a typical value it beats chains of C iterators.)"""
     total = 0
     try:
         for row in xs:
-            if type(row) not in ok:
-                return _INF
-            total += len(row)
-    except OverflowError:  # a range too long to count
-        return _INF
-    return total
-
-
-def rows_len(xs):
-    """Σ len(row) over the elements of xs, when each is sized and at most MAX_LEN long (what a
-    one-argument charging builtin charges it, see `_charged1`); else infinity."""
-    total = 0
-    try:
-        for row in xs:
-            if type(row) not in _SIZED_T:
+            if type(row) not in sized:
                 return _INF
             n = len(row)
             if n > MAX_LEN:
@@ -618,8 +604,12 @@ RUNTIME: dict = {
     "_races_lambda_tick": lambda_tick,
     "_races_tick_iter": tick_iter,
     "_races_each": each,
-    "_races_nested_len": nested_len,
     "_races_rows_len": rows_len,
+    # the rows `rows_len` may charge ahead: those `each` charges whole, with or without
+    # lists, and those a one-argument charging builtin does
+    "_races_EACH_SIZED": _LOOP_SIZED,
+    "_races_EACH_SIZED_LIST": _LOOP_SIZED_OR_LIST,
+    "_races_BUILTIN_SIZED": _SIZED_T,
     "_races_each_enumerate": each_enumerate,
     "_races_each_reversed": each_reversed,
     "_races_each_zip": each_zip,
