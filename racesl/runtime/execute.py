@@ -14,9 +14,10 @@
 
 A program's namespace holds only its functions (each also as `_races_entry__<name>`, of
 which `function` returns copies), `SAFE_BUILTINS` as `__builtins__` and the `_races_*`
-runtime helpers. Every call gets its own fuel box, so a Program can be used from several
-threads (each with its own `function` copies: a copy's meter is shared); the wall-clock limit applies on the main thread only (elsewhere fuel is the only limit; see
-racesl.runtime.watchdog).
+runtime helpers. A Program can be used from several threads: every `call` gets its own
+fuel box, and a `function` copy uses its meter as its box, so each thread needs copies of
+its own. The wall-clock limit applies on the main thread only (elsewhere fuel is the only
+limit; see racesl.runtime.watchdog).
 
 What in-process execution does not stop: one C call that is exponential in *shared*
 structure — `a == b`, `hash(t)`, `sorted(...)` over values like `a = [a, a]` repeated 40
@@ -171,11 +172,12 @@ class Program:
 
         It is a copy of the function's *entry* variant (see racesl.lower.instrument) whose
         defaults hold `fuel`, `wall` and the meter: a call costs what a call of the plain
-        body costs. Each `function()` returns a new copy with its own meter: keep one per
-        thread. Pass values of the declared parameter types (`Library` callers check them):
-        the entry leaves out guards those types make needless. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
+        body costs. Each `function()` returns a new copy with its own meter, which is also
+        its fuel box while it runs: keep one per thread. Pass values of the declared
+        parameter types (`Library` callers check them): the entry leaves out guards those
+        types make needless. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
         SizeExceeded, RecursionCut; `.status` is the Outcome status) or an ordinary
-        exception (use `classify(exc)`); the meter is then not written. The wall limit
+        exception (use `classify(exc)`); the meter then holds no step count. The wall limit
         applies on the main thread inside `WATCHDOG.session()` — open one around the
         loop; a call made on the main thread outside any session opens one for itself
         (~4 µs); `wall=None`: no wall limit at all (fuel only). Unlike `call`, the result

@@ -5,12 +5,12 @@ an `ITIMER_REAL` every `interval` seconds (0.05) for its whole duration. A call 
 at all: every 50 ms the handler walks the main thread's stack from the interrupted frame to
 the outermost frame of an instrumented function (recognised by its first parameter,
 `_races_fuel`, or its entry-function name) and reads that call's wall limit (its
-`_races_wall`, or element 1 of its fuel box). The first tick that sees a call (frame) records the time; once
-the same call has been running for its wall limit the handler raises `Timeout` — a
-`BaseException` — right there, at the next bytecode boundary of the body, which really
-stops `while True: pass` (but not one long C call: that is what the size guards are for,
-and what only a worker process — `WorkerPool` — can be killed out of). A call is stopped between `wall` and
-`wall + 2 * interval` seconds after it started. A tick that finds no instrumented frame
+`_races_wall`, or element 1 of its fuel box). The first tick that sees a call (frame)
+records the time; once the same call has been running for its wall limit the handler
+raises `Timeout` — a `BaseException` — right there, at the next bytecode boundary of the
+body, which really stops `while True: pass` (but not one long C call: that is what the
+size guards are for, and what only a worker process — `WorkerPool` — can be killed out
+of). A call is stopped between `wall` and `wall + 2 * interval` seconds after it started. A tick that finds no instrumented frame
 does nothing, so code running outside calls is never interrupted by an exception (its
 blocking system calls see EINTR, which Python retries).
 
