@@ -21,15 +21,16 @@ Jobs:
       guarded edges, the paper's filters inline (`value_filter`, repeated states), restart
       from scratch on any failure; no quotas, expansions, dedup, prompts or records.
   (d) scoring: `racesl.rewards.score.score(record, completion)` on records of a compile
-      (to_record), one correct and one wrong completion per record, each ~200 characters of
+      like (a) (sequential 2-6, to_record), one correct and one wrong completion per record, each ~200 characters of
       reasoning before `<answer>..</answer>` (wrong: one step of the trace replaced by another
       record's value, so prefix credit is computed); beside Reasoning Gym's
       `extract_answer(completion)` + `dataset.score_answer(answer, entry)` on its own items
-      with the same shape of completions (wrong: another item's answer). Each side scores
-      its calls in 7 timed passes (racesl's parse caches cleared before each) and its rate
-      comes from the median pass: one pass of an RG dataset is ~1 ms of CPU, which a single
-      hiccup of this shared machine would swing by half. Figure: racesl calls/CPU-s over
-      RG's median per-dataset calls/CPU-s.
+      with the same shape of completions (wrong: another item's answer). 15 passes, each
+      timing racesl's calls (parse caches cleared first) and then one pass over each RG
+      dataset back to back: one pass of an RG dataset is ~1 ms of CPU, which a drift of this
+      shared machine would swing by half if the sides were timed apart. Figure: the median
+      over passes of racesl calls/CPU-s over RG's median per-dataset calls/CPU-s; the rates
+      shown come from each side's median pass.
   (e) workers: `compile_tasks(..., workers=2)` against `workers=1`: tasks per WALL second,
       at `--workers-n` tasks (default 12,800, the paper's main-run size: the goal's figure;
       `--workers-pairs` 1-and-2-worker pairs a round, order alternating, the round's ratio
@@ -219,52 +220,65 @@ def rg_completions(kept, seed: int):
     return out
 
 
-SCORE_PASSES = 7  # timed passes over the same calls; the rate is taken from the median pass
+SCORE_PASSES = 15  # interleaved passes over the same calls; each gives a ratio, the median is reported
 
 
-def score_races(pairs, passes: int = SCORE_PASSES) -> dict:
+def _races_pass(pairs, score, caches) -> tuple[float, float]:
+    for fn in caches:
+        fn.cache_clear()  # every pass starts cold
+    total = 0.0
+    c0 = time.process_time()
+    for rec, comp in pairs:
+        total += score(rec, comp)
+    return time.process_time() - c0, total
+
+
+def _rg_pass(ds, rows, extract_answer) -> tuple[float, float, int]:
+    total, err = 0.0, 0
+    c0 = time.process_time()
+    for it, comp in rows:
+        try:
+            total += ds.score_answer(extract_answer(comp), it)
+        except Exception:
+            err += 1
+    return time.process_time() - c0, total, err
+
+
+def score_both(pairs, groups, passes: int = SCORE_PASSES) -> dict:
+    """Scoring rates of both sides, measured pass by pass: a pass times racesl's calls, then
+    one pass over each RG dataset, and gives the ratio of racesl's rate to RG's median
+    dataset rate in that pass. One pass of an RG dataset is ~1 ms of CPU, so the machine's
+    drifts (on this shared VM, up to half within a minute) would swing ratios taken from
+    separately timed sides; back to back, they hit both alike."""
+    from reasoning_gym.utils import extract_answer
+
     from racesl.rewards import parse
     from racesl.rewards.score import score
 
-    times, total = [], 0.0
+    caches = [fn for fn in (getattr(parse, "expected_value", None), getattr(parse, "_parse", None))
+              if fn is not None and hasattr(fn, "cache_clear")]
+    races_times, ratios, rg_times = [], [], {name: [] for name in groups}
+    errors, mean = dict.fromkeys(groups, 0), {}
+    races_total = 0.0
     for _ in range(passes):
-        for fn in (getattr(parse, "expected_value", None), getattr(parse, "_parse", None)):
-            if fn is not None and hasattr(fn, "cache_clear"):
-                fn.cache_clear()  # every pass starts cold
-        total = 0.0
-        c0 = time.process_time()
-        for rec, comp in pairs:
-            total += score(rec, comp)
-        times.append(time.process_time() - c0)
-    cpu = median(times)
-    return {"calls": len(pairs), "passes": passes, "cpu_s": cpu, "per_cpu_s": len(pairs) / cpu,
-            "mean_reward": total / len(pairs)}
-
-
-def score_rg(groups, passes: int = SCORE_PASSES) -> dict:
-    from reasoning_gym.utils import extract_answer
-
-    rates, errors, mean = {}, {}, {}
-    calls, cpu_all = 0, 0.0
-    for name, (ds, rows) in groups.items():
-        times = []
-        for _ in range(passes):
-            total, err = 0.0, 0
-            c0 = time.process_time()
-            for it, comp in rows:
-                try:
-                    total += ds.score_answer(extract_answer(comp), it)
-                except Exception:
-                    err += 1
-            times.append(time.process_time() - c0)
-        cpu = median(times)
-        rates[name] = len(rows) / cpu
-        mean[name] = total / len(rows)
-        errors[name] = err
-        calls += len(rows)
-        cpu_all += cpu
-    return {"per_dataset": rates, "median_per_cpu_s": median(rates.values()), "aggregate_per_cpu_s": calls / cpu_all,
-            "calls": calls, "passes": passes, "errors": errors, "mean_reward": mean}
+        cpu, races_total = _races_pass(pairs, score, caches)
+        races_times.append(cpu)
+        rates = []
+        for name, (ds, rows) in groups.items():
+            cpu_rg, total, err = _rg_pass(ds, rows, extract_answer)
+            rg_times[name].append(cpu_rg)
+            rates.append(len(rows) / cpu_rg)
+            errors[name], mean[name] = err, total / len(rows)
+        ratios.append(len(pairs) / cpu / median(rates))
+    rg_rates = {name: len(groups[name][1]) / median(times) for name, times in rg_times.items()}
+    return {"races": {"calls": len(pairs), "passes": passes, "cpu_s": median(races_times),
+                      "per_cpu_s": len(pairs) / median(races_times), "mean_reward": races_total / len(pairs)},
+            "rg": {"per_dataset": rg_rates, "median_per_cpu_s": median(rg_rates.values()),
+                   "aggregate_per_cpu_s": sum(len(rows) for _, rows in groups.values())
+                   / sum(median(times) for times in rg_times.values()),
+                   "calls": sum(len(rows) for _, rows in groups.values()), "passes": passes, "errors": errors,
+                   "mean_reward": mean},
+            "ratio": median(ratios), "pass_ratios": ratios}
 
 
 # ---------------------------------------------------------------- main
@@ -327,19 +341,18 @@ def main() -> None:
 
             res["minimal"] = minimal_loop(Library(checked), args.n, seed)
 
-        def j_score_races():
-            res["score_races"] = score_races(rpairs)
+        def j_score():
+            both = score_both(rpairs, rgroups)
+            res["score_races"], res["score_rg"], res["score_ratio"] = both["races"], both["rg"], both["ratio"]
+            res["score_pass_ratios"] = both["pass_ratios"]
 
-        def j_score_rg():
-            res["score_rg"] = score_rg(rgroups)
-
-        jobs = [j_w1, j_rg, j_min, j_score_races, j_score_rg, j_w2, j_big]
+        jobs = [j_w1, j_rg, j_min, j_score, j_w2, j_big]
         for job in (jobs if r % 2 == 0 else jobs[::-1]):
             job()
         res["ratios"] = {
             "races_over_rg": res["races_w1"]["per_cpu_s"] / res["rg"]["median"],
             "races_over_minimal": res["races_w1"]["per_cpu_s"] / res["minimal"]["per_cpu_s"],
-            "scoring_races_over_rg": res["score_races"]["per_cpu_s"] / res["score_rg"]["median_per_cpu_s"],
+            "scoring_races_over_rg": res["score_ratio"],
             "workers2_over_1": res["races_w2"]["per_wall_s"] / res["races_w1"]["per_wall_s"],
             "workers2_over_1_big": median(res["big_pairs"]),
         }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from racesl.rewards.literals import CANONICAL_PATTERN, INVALID, UNKNOWN, read_literal
+from racesl.rewards.literals import CANONICAL, CANONICAL_PATTERN, INVALID, UNKNOWN, read_literal
 from racesl.runtime.contract import canonical, parse_literal
 
 MAX_ANSWER = 20_000  # characters inside the block; longer answers score 0
@@ -52,10 +52,32 @@ def _parse(text: str):
         return False, None
 
 
+# The kind of value a text denotes, by its first character: for a canonical text (a quote
+# is a Str, which may match unquoted answers, so it has no entry) and for an answer (any
+# literal; `(` could be anything). A literal of one kind never has the canonical text of
+# another. An answer's first character does not say a tuple: `1, 2` is one.
+WANT_KIND = {**dict.fromkeys("-0123456789", "int"), "[": "list", "{": "dict", "(": "tuple", "T": "bool",
+             "F": "bool"}
+GOT_KIND = {**dict.fromkeys("-0123456789", "int"), "[": "list", "{": "dict", "'": "str", '"': "str",
+            "T": "bool", "F": "bool"}
+
+
 def matches(given: str, expected_text: str) -> bool:
     """Does the answer text `given` denote the value written canonically as `expected_text`?"""
     if given == expected_text:
         return True
+    kind = WANT_KIND.get(expected_text[:1])
+    if kind is not None and kind != "tuple":  # not a Str: only a text of that very value matches
+        if kind != GOT_KIND.get(given[:1], kind) or CANONICAL.fullmatch(given):
+            return False  # another kind of value; or another canonical text, so another value
+    elif kind is None and GOT_KIND.get(given[:1], "str") != "str":
+        # a Str (in quotes: no canonical text of another value starts with one), and an answer
+        # that is no Str (its first character says so), so only its text can be the Str's value
+        try:
+            exp = expected_value(expected_text)
+        except ValueError:
+            return False
+        return type(exp) is str and given.strip() == exp
     ok, value = _parse(given)
     if ok and type(value) is not str and canonical(value) == expected_text:
         return True
@@ -173,10 +195,7 @@ def balanced(text: str, start: int, end: int) -> bool:
 def parse_labels(text: str) -> list[str] | None:
     """Letters of an order or selection: `A, B, C`, `A B C`, `ABC`, `['A', 'B']`, `A -> B`."""
     words = _LABELS.findall(text)
-    if not words:
-        return None
-    if len(words) == 1 and len(words[0]) > 1:
-        words = list(words[0])
-    if any(len(w) != 1 for w in words):
-        return None
-    return [w.upper() for w in words]
+    letters = "".join(words)
+    if not letters or (len(words) > 1 and len(letters) != len(words)):
+        return None  # no letters, or several words of which one is no single letter
+    return list(letters.upper())

@@ -12,7 +12,8 @@ from __future__ import annotations
 from racesl.lower.effects import fresh
 from racesl.rewards.libraries import library_for
 from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
-from racesl.rewards.parse import (_CLOSE, _OPEN, BALANCED, ITEM_THEN_REST, MAX_ANSWER, _parse, balanced,
+from racesl.rewards.parse import (_CLOSE, _OPEN, BALANCED, GOT_KIND, ITEM_THEN_REST, MAX_ANSWER, WANT_KIND, _parse,
+                                  balanced,
                                   expected_value, extract_answer, item_end, matches, parse_labels, split_items)
 from racesl.runtime.contract import canonical, parse_literal
 
@@ -93,8 +94,8 @@ def _walk(record: dict, given: str, op: str) -> float | None:
     n = len(expected)
     if hits < n and op == "sequential":
         want = expected[hits]
-        kind = _WANT_KIND.get(want[:1])
-        if (kind is not None and kind != _GOT_KIND.get(given[pos], kind)
+        kind = WANT_KIND.get(want[:1])
+        if (kind is not None and kind != GOT_KIND.get(given[pos], kind)
                 and not (hits == n - 1 and record.get("extra", {}).get("verify")) and _balanced(given, pos, last)):
             # the usual wrong answer: the item is another kind of value than the trace's (its
             # first character says so), and nothing after it closes the list early
@@ -123,13 +124,6 @@ def _walk(record: dict, given: str, op: str) -> float | None:
 
 _item_then_rest = ITEM_THEN_REST.match
 _balanced = BALANCED.fullmatch
-# The kind of value a text denotes, by its first character: for a trace text (canonical,
-# never a Str here) and for an answer item (any literal; `(` could be anything, a quote is
-# a Str). A literal of one kind never has the canonical text of another.
-_WANT_KIND = {**dict.fromkeys("-0123456789", "int"), "[": "list", "{": "dict", "(": "tuple", "T": "bool",
-              "F": "bool"}
-_GOT_KIND = {**dict.fromkeys("-0123456789", "int"), "[": "list", "{": "dict", "'": "str", '"': "str",
-             "T": "bool", "F": "bool"}
 
 
 def _walk_items(record: dict, given: str, op: str, pos: int, hits: int) -> float | None:
@@ -169,8 +163,16 @@ def _walk_items(record: dict, given: str, op: str, pos: int, hits: int) -> float
                 return None
             ok, not_literal = decided
             split_only = split_only or not_literal
-        comma = comma or given[end] == ","
-        pos = end + 1 if given[end] == "," else end
+        if given[end] == ",":  # then end < last: the next item starts after the comma and a space
+            comma = True
+            pos = end + 2 if given[end + 1] == " " else end + 1
+            if (ok or parallel) and i + 1 < len(expected):
+                rest = ", ".join(expected[i + 1:])
+                if pos + len(rest) == last and given.startswith(rest, pos):
+                    # the other items are the trace's texts, each of which the loop would step over
+                    return (hits + ok + len(expected) - i - 1) / len(expected)
+        else:
+            pos = end
         if ok:
             hits += 1
         elif not parallel:
@@ -279,14 +281,17 @@ def _verified(record: dict, got: str) -> bool:
     return out.status == "ok" and out.value is True
 
 
+_LETTERS = [frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:k]) for k in range(27)]  # the labels of k candidates
+
+
 def _reexecute(record: dict, given: str, op: str) -> float:
     labels = parse_labels(given)
     if not labels:
         return 0.0
     extra = record["extra"]
     cands = extra["candidates"]
-    letters = [chr(ord("A") + k) for k in range(len(cands))]
-    if len(set(labels)) != len(labels) or any(lab not in letters for lab in labels):
+    letters = _LETTERS[min(len(cands), 26)]
+    if len(set(labels)) != len(labels) or not letters.issuperset(labels):
         return 0.0
     if op == "sort" and len(labels) != len(cands):
         return 0.0
@@ -298,7 +303,7 @@ def _reexecute(record: dict, given: str, op: str) -> float:
     value = expected_value(record["input"])
     fuel = 400
     for lab in labels:
-        c = cands[letters.index(lab)]
+        c = cands[ord(lab) - 65]
         env = lib.envs.get(c["env"])
         if env is None:
             return 0.0

@@ -12,7 +12,7 @@ import pytest
 
 from racesl.rewards import score
 from racesl.rewards.libraries import library_for
-from racesl.rewards.parse import split_items
+from racesl.rewards.parse import matches, split_items
 from racesl.runtime.contract import canonical, parse_literal
 from tests.search.taskutil import stdlib, stdlib_records, wrap
 
@@ -216,3 +216,40 @@ def test_random_records_agree():
 def test_hand_written(trace, text, want):
     record = {"operator": "sequential", "trace": trace, "answer": "[" + ", ".join(trace) + "]", "extra": {}}
     assert score(record, wrap(text)) == want == reference(record, text)
+
+
+# ------------------------------------------------------------ single values (branch, loop, verify)
+
+
+def _single_answers(rng, want, pool):
+    """Answers to a one-value task: the value written other ways, other values (of every
+    kind: the fast test reads only their first character), lists of them, junk."""
+    out = _variants(rng, want) + rng.sample(pool, min(len(pool), 12))
+    out += ["[" + ", ".join(rng.sample(pool, 3)) + "]", want + ", " + want, "1, 2", "F'x'", "Tx", "-", "", " 5",
+            "(" + want + ",)", want.strip("'\""), "'" + want + "'"]
+    return out
+
+
+def test_matches_agrees_with_reference():
+    rng = random.Random(2)
+    wants = [canonical(_value(rng)) for _ in range(300)] + ["'5'", "'[1, 2]'", "'True'", "''", "' '", "5", "-5",
+                                                            "()", "(1,)", "{}", "True", "False"]
+    pool = wants + [t for r in stdlib_records(200, 1) for t in r["trace"]]
+    for want in wants:
+        for given in _single_answers(rng, want, pool):
+            assert matches(given, want) == _ref_matches(given, want), (given, want)
+    for want, given in [("'abc'", "abc"), ("'abc'", " abc "), ("'[1, 2]'", "[1, 2]"), ("'5'", "5"), ("'5'", "05"),
+                        ("'5'", "5 "), ("'True'", "True"), ("5", "'5'"), ("[1]", "(1)"), ("(1, 2)", "1, 2"),
+                        ("1", "True")]:
+        assert matches(given, want) == _ref_matches(given, want), (given, want)
+
+
+def test_single_value_records_agree():
+    rng = random.Random(3)
+    records = [r for r in stdlib_records(600, 0) if r["operator"] in ("branch", "loop")]
+    assert len(records) > 50
+    pool = [r["answer"] for r in records] + [t for r in records for t in r["trace"]]
+    for record in records:
+        for given in _single_answers(rng, record["answer"], pool) + ["[" + ", ".join(record["trace"]) + "]"]:
+            want = 1.0 if given.strip() == record["answer"] or _ref_matches(given.strip(), record["answer"]) else 0.0
+            assert score(record, wrap(given)) == want, (record["answer"], given)
