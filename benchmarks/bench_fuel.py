@@ -127,13 +127,18 @@ def measure_env(plain, variants, calls, mutates, repeat: int, min_block: float):
     return [median(t) for t in times], number
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=9)
-    ap.add_argument("--inputs", type=int, default=20)
-    ap.add_argument("--block", type=float, default=0.004, help="minimum CPU seconds of one timed block")
+def parse_args(doc: str, repeat: int, inputs: int, block: float) -> argparse.Namespace:
+    """The options of this script and of fuel_parts.py (defaults differ)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=repeat)
+    ap.add_argument("--inputs", type=int, default=inputs)
+    ap.add_argument("--block", type=float, default=block, help="minimum CPU seconds of one timed block")
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = parse_args(__doc__, repeat=9, inputs=20, block=0.004)
     started = time.perf_counter()
 
     from racesl.runtime.watchdog import WATCHDOG

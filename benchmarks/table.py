@@ -28,7 +28,8 @@ def fmt(value, unit: str) -> str:
 
 def main() -> None:
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "results"
-    files = sorted(folder.glob("*.json"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
+    # the figures of the run_all.sh scripts; diagnostics (fuel_parts) are read in their JSON
+    files = sorted((p for p in folder.glob("*.json") if p.stem in ORDER), key=lambda p: ORDER.index(p.stem))
     if not files:
         print(f"no results in {folder}; run benchmarks/run_all.sh first")
         return

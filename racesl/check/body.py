@@ -563,15 +563,8 @@ class BodyChecker:
         self.expr(e.generators[0].iter)
         self._push_comp_scope(e)
         try:
-            for k, g in enumerate(e.generators):
-                self._target(g.target)
-                if k:
-                    self.expr(g.iter)
-                for c in g.ifs:
-                    self.expr(c)
-            self.expr(e.elt)
-            if e.value is not None:
-                self.expr(e.value)
+            for node, is_target in A.comprehension_parts(e):
+                (self._target if is_target else self.expr)(node)
         finally:
             self.scopes.pop()
 

@@ -327,15 +327,8 @@ class _Walker:
             _assigned(g.target, names)
         self._open_scope({n.id for n in names})
         try:
-            for k, g in enumerate(e.generators):
-                if k:
-                    self.expr(g.iter)
-                self.target(g.target)
-                for c in g.ifs:
-                    self.expr(c)
-            self.expr(e.elt)
-            if e.value is not None:
-                self.expr(e.value)
+            for node, is_target in A.comprehension_parts(e):
+                (self.target if is_target else self.expr)(node)
         finally:
             self.scopes.pop()
 

@@ -389,6 +389,21 @@ def walk(n: Node):
         stack.extend(reversed(list(children(cur))))
 
 
+def comprehension_parts(e: Comprehension):
+    """(node, is_target) for what a comprehension evaluates in its own scope, in Python's
+    order: every generator's iterable but the first (which the enclosing scope evaluates),
+    its target, its conditions; then the element (and a dict comprehension's value)."""
+    for k, g in enumerate(e.generators):
+        if k:
+            yield g.iter, False
+        yield g.target, True
+        for c in g.ifs:
+            yield c, False
+    yield e.elt, False
+    if e.value is not None:
+        yield e.value, False
+
+
 def assigned_names(target: Expr, out: list) -> None:
     """The names a target binds (`a`, `a, (b, c)`), appended to `out` in order."""
     stack = [target]
