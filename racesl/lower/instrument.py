@@ -1074,6 +1074,9 @@ class _Ex:
                 return _loc(_call("_races_bi_" + name, [_name(BOX), *args], self._kws(e.keywords)), e)
             if name == "str" and len(e.args) == 1 and not e.keywords and _is_num(e.args[0], self.num):
                 return _loc(_call("_races_str", self._args(e.args)), e)
+            if name == "pow" and plain and len(e.args) == 3 and not e.keywords:
+                # `pow(a, b, m)` is bounded by m: the builtin itself (the guard adds nothing)
+                return _loc(_call("_races_pow_mod", self._args(e.args)), e)
             if name in _BUILTINS or name in _CONSTS:
                 return self.generic(e)
             self.box = True  # a program function

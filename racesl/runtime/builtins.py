@@ -643,6 +643,7 @@ RUNTIME: dict = {
     "_races_g_mul": G.g_mul,
     "_races_g_imul": G.g_imul,
     "_races_g_pow": G.g_power,
+    "_races_pow_mod": pow,  # three arguments: what g_pow does with them
     "_races_g_lshift": G.g_lshift,
     "_races_g_mod": G.g_mod,
     "_races_g_fv": G.g_fv,
