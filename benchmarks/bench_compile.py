@@ -39,7 +39,7 @@ Jobs:
       -- weighs; shown without a goal).
 
     .venv/bin/python benchmarks/bench_compile.py [--n 3000] [--workers-n 12800] [--rounds 3]
-        [--workers-pairs 2]
+        [--workers-pairs 3]
 """
 
 from __future__ import annotations
@@ -291,7 +291,7 @@ def main() -> None:
     ap.add_argument("--rg-budget", type=float, default=0.5, help="CPU seconds per RG dataset per round")
     ap.add_argument("--score-records", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers-pairs", type=int, default=2,
+    ap.add_argument("--workers-pairs", type=int, default=3,
                     help="1- and 2-worker runs at --workers-n per round (the round's ratio: their median)")
     ap.add_argument("--workers-n", type=int, default=12800,
                     help="tasks per compile for the 2-vs-1-worker figure (the paper's main-run size)")
