@@ -10,6 +10,9 @@ Jobs:
   (a) racesl: `compile_tasks(lib, CompileConfig(n, seed, operators=(("sequential", 2, 6),)))`
       on the stdlib, one worker: tasks (prompts included) per CPU second. A fresh `Library`
       per run (its build is not timed), so no run profits from the caches of an earlier one.
+      (a) and (c) run back to back, `--gen-pairs` pairs a round (order alternating); the
+      round's racesl/minimal ratio is the median of its pairs (runs of ~1 s CPU: single
+      pairs of identical code gave 0.40 to 0.72 on this machine).
   (b) Reasoning Gym 0.1.25: items per CPU second of iterating
       `reasoning_gym.create_dataset(name, size, seed)` for 12 simple datasets (dataset
       construction timed apart, not in the rate: it is paid once per dataset); each dataset
@@ -39,7 +42,7 @@ Jobs:
       -- weighs; shown without a goal).
 
     .venv/bin/python benchmarks/bench_compile.py [--n 3000] [--workers-n 12800] [--rounds 3]
-        [--workers-pairs 3]
+        [--gen-pairs 2] [--workers-pairs 3]
 """
 
 from __future__ import annotations
@@ -291,6 +294,8 @@ def main() -> None:
     ap.add_argument("--rg-budget", type=float, default=0.5, help="CPU seconds per RG dataset per round")
     ap.add_argument("--score-records", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--gen-pairs", type=int, default=2,
+                    help="racesl and minimal-loop runs at --n back to back per round (the round's ratio: their median)")
     ap.add_argument("--workers-pairs", type=int, default=3,
                     help="1- and 2-worker runs at --workers-n per round (the round's ratio: their median)")
     ap.add_argument("--workers-n", type=int, default=12800,
@@ -318,8 +323,21 @@ def main() -> None:
         seed = args.seed + r
         res: dict = {}
 
-        def j_w1():
-            res["races_w1"], _ = races_compile(checked, args.n, seed, 1)
+        def j_gen():  # racesl and the minimal loop back to back, in pairs (the order alternates)
+            from racesl.library import Library
+
+            races, minimal = [], []
+            for k in range(args.gen_pairs):
+                for side in (("races", "minimal") if (r + k) % 2 == 0 else ("minimal", "races")):
+                    if side == "races":
+                        races.append(races_compile(checked, args.n, seed + 100 * k, 1)[0])
+                    else:
+                        minimal.append(minimal_loop(Library(checked), args.n, seed + 100 * k))
+            res["races_w1"], res["minimal"] = races[0], minimal[0]
+            res["gen"] = {"races_per_cpu_s": median(x["per_cpu_s"] for x in races),
+                          "races_per_wall_s": median(x["per_wall_s"] for x in races),
+                          "minimal_per_cpu_s": median(x["per_cpu_s"] for x in minimal),
+                          "pairs": [a["per_cpu_s"] / b["per_cpu_s"] for a, b in zip(races, minimal)]}
 
         def j_w2():
             res["races_w2"], _ = races_compile(checked, args.n, seed, 2)
@@ -336,30 +354,25 @@ def main() -> None:
             rates, info, _ = rg_generate(seed, args.rg_size, args.rg_budget)
             res["rg"] = {"rates": rates, "median": median(rates.values()), "info": info}
 
-        def j_min():
-            from racesl.library import Library
-
-            res["minimal"] = minimal_loop(Library(checked), args.n, seed)
-
         def j_score():
             both = score_both(rpairs, rgroups)
             res["score_races"], res["score_rg"], res["score_ratio"] = both["races"], both["rg"], both["ratio"]
             res["score_pass_ratios"] = both["pass_ratios"]
 
-        jobs = [j_w1, j_rg, j_min, j_score, j_w2, j_big]
+        jobs = [j_gen, j_rg, j_score, j_w2, j_big]
         for job in (jobs if r % 2 == 0 else jobs[::-1]):
             job()
         res["ratios"] = {
-            "races_over_rg": res["races_w1"]["per_cpu_s"] / res["rg"]["median"],
-            "races_over_minimal": res["races_w1"]["per_cpu_s"] / res["minimal"]["per_cpu_s"],
+            "races_over_rg": res["gen"]["races_per_cpu_s"] / res["rg"]["median"],
+            "races_over_minimal": median(res["gen"]["pairs"]),
             "scoring_races_over_rg": res["score_ratio"],
-            "workers2_over_1": res["races_w2"]["per_wall_s"] / res["races_w1"]["per_wall_s"],
+            "workers2_over_1": res["races_w2"]["per_wall_s"] / res["gen"]["races_per_wall_s"],
             "workers2_over_1_big": median(res["big_pairs"]),
         }
         rounds.append(res)
-        print(f"  round {r}: racesl {res['races_w1']['per_cpu_s']:.0f}/CPU-s, RG median {res['rg']['median']:.0f}, "
-              f"minimal {res['minimal']['per_cpu_s']:.0f}, score {res['score_races']['per_cpu_s']:.0f} vs "
-              f"{res['score_rg']['median_per_cpu_s']:.0f}, wall/s w1 {res['races_w1']['per_wall_s']:.0f} "
+        print(f"  round {r}: racesl {res['gen']['races_per_cpu_s']:.0f}/CPU-s, RG median {res['rg']['median']:.0f}, "
+              f"minimal {res['gen']['minimal_per_cpu_s']:.0f} (pairs {', '.join(f'{x:.2f}' for x in res['gen']['pairs'])}), score {res['score_races']['per_cpu_s']:.0f} vs "
+              f"{res['score_rg']['median_per_cpu_s']:.0f}, wall/s w1 {res['gen']['races_per_wall_s']:.0f} "
               f"w2 {res['races_w2']['per_wall_s']:.0f} (cores {res['races_w1']['cores_used']:.2f} / "
               f"{res['races_w2']['cores_used']:.2f}); n={args.workers_n}: w2/w1 {res['ratios']['workers2_over_1_big']:.2f} "
               f"(cores {res['big_w2']['cores_used']:.2f})", flush=True)
@@ -374,9 +387,9 @@ def main() -> None:
     w2_cores = med(("races_w2", "cores_used"))
     big_cores = med(("big_w2", "cores_used"))
     figures = [
-        figure("racesl sequential 2-6 tasks per CPU-s", round(med(("races_w1", "per_cpu_s"))), "tasks/CPU-s"),
+        figure("racesl sequential 2-6 tasks per CPU-s", round(med(("gen", "races_per_cpu_s"))), "tasks/CPU-s"),
         figure("Reasoning Gym median items per CPU-s (12 datasets)", round(med(("rg", "median"))), "items/CPU-s"),
-        figure("minimal loop tasks per CPU-s", round(med(("minimal", "per_cpu_s"))), "tasks/CPU-s"),
+        figure("minimal loop tasks per CPU-s", round(med(("gen", "minimal_per_cpu_s"))), "tasks/CPU-s"),
         figure("generation ratio racesl / RG median", round(ratios["races_over_rg"], 3), "x", 1.0, ">="),
         figure("generation ratio racesl / minimal loop", round(ratios["races_over_minimal"], 3), "x", 0.5, ">="),
         figure("racesl score calls per CPU-s", round(med(("score_races", "per_cpu_s"))), "calls/CPU-s"),
