@@ -1191,18 +1191,23 @@ class _Ex:
         self.box = True
         g = e.args[0]
         if len(g.generators) == 1:
-            probe = self.child()
-            bound = set(_target_names(g.generators[0].target))
-            probe.num, probe.shadow = _minus(self.num, bound), self.shadow | bound
-            trial = _clone(g)
-            for c in trial.generators[0].ifs:
-                probe.visit(c)
-            probe.visit(trial.elt)
-            if not probe.box:
+            if not self._elements_charge(g):
                 gen = self.v_comp(g, full=False, refund=True)
                 return _loc(_call(f"_races_{name}_gen", [_name(BOX), gen]), e)
         gen = self.v_comp(g, full=False)
         return _loc(_call("_races_bi_" + name, [_name(BOX), gen]), e)
+
+    def _elements_charge(self, g) -> bool:
+        """Do the conditions or the element of `g` (one `for` clause) charge the box? Judged
+        on a copy, visited as the clause's own scope."""
+        probe = self.child()
+        bound = set(_target_names(g.generators[0].target))
+        probe.num, probe.shadow = _minus(self.num, bound), self.shadow | bound
+        trial = _clone(g)
+        for c in trial.generators[0].ifs:
+            probe.visit(c)
+        probe.visit(trial.elt)
+        return probe.box
 
     # -- nested scopes
 
@@ -1233,14 +1238,8 @@ class _Ex:
         list comprehension. (Consuming it only partly still costs its whole length.)"""
         if len(e.generators) == 1:
             g = e.generators[0]
-            bound = set(_target_names(g.target))
-            probe = self.child()
-            probe.num, probe.shadow = _minus(self.num, bound), self.shadow | bound
-            trial = _clone(e)
-            for c in trial.generators[0].ifs:
-                probe.visit(c)
-            probe.visit(trial.elt)
-            if not probe.box:
+            if not self._elements_charge(e):
+                bound = set(_target_names(g.target))
                 outer = self.child(nested=self.nested)
                 g.iter = _loc(_call("_races_esc", [_name(BOX), outer.visit(g.iter)]), g.iter)
                 self.absorb(outer)
