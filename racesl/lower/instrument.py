@@ -435,8 +435,9 @@ class _Scope:
     only numbers, and the "private" lists (fresh, never stored anywhere else)."""
 
     def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], funcs: frozenset[str],
-                 entry: bool = False):
+                 entry: bool = False, harmless: frozenset[str] = frozenset()):
         self.funcs = funcs
+        self.harmless = harmless  # leaf functions that cannot change the length of a list
         self.params = [a.arg for a in fn.args.args]
         elems = {p for p in self.params if entry and p + ELEMS in int_params}
         sized = {p for p in self.params if entry and p + SIZED in int_params}
@@ -573,11 +574,14 @@ class _Scope:
         if _is_fresh(it):
             return True
         src = it.id if isinstance(it, ast.Name) else None
+        callees = set()  # the names of harmless calls (walked after the call itself)
         for n in _walk_many(nodes):
             if isinstance(n, ast.Call):
                 f = n.func
                 if isinstance(f, ast.Name):
-                    if f.id in shadow or f.id not in _BUILTINS:
+                    if f.id in self.harmless and f.id not in shadow:
+                        callees.add(id(f))
+                    elif f.id in shadow or f.id not in _BUILTINS:
                         return False
                 elif isinstance(f, ast.Attribute):
                     if f.attr in RESIZING_METHODS and not (
@@ -597,7 +601,7 @@ class _Scope:
                         return False
             elif isinstance(n, ast.Delete):
                 return False
-            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in callees:
                 if n.id in self.lambdas or self.is_function(n.id, shadow):
                     return False
         return True
@@ -652,6 +656,41 @@ def _pure(stmts, shadow) -> bool:
                 if isinstance(op, (ast.In, ast.NotIn)) and _static_len(c) != 0:
                     return False
     return True
+
+
+def _unconditional(roots, stop=lambda e: False):
+    """The nodes of the expressions `roots` that are evaluated whenever the roots are: not
+    behind `and`/`or` (but the first operand), a conditional (but its test) or a chained
+    comparison (but its first pair), nor inside a lambda or comprehension; in order of
+    evaluation. `stop(e)` keeps the walk out of e's children."""
+    stack = list(reversed(roots))
+    while stack:
+        e = stack.pop()
+        yield e
+        if stop(e):
+            continue
+        if isinstance(e, ast.BoolOp):
+            kids = [e.values[0]]
+        elif isinstance(e, ast.IfExp):
+            kids = [e.test]
+        elif isinstance(e, ast.Compare):
+            kids = [e.left, e.comparators[0]]
+        elif isinstance(e, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            kids = []
+        else:
+            kids = list(ast.iter_child_nodes(e))
+        stack.extend(reversed(kids))
+
+
+def _literal_tests(nodes) -> list:
+    """(test, length) for the `x in "literal"` / `not in` tests among `nodes`."""
+    out = []
+    for x in nodes:
+        if isinstance(x, ast.Compare) and len(x.ops) == 1 and isinstance(x.ops[0], (ast.In, ast.NotIn)):
+            n = _static_len(x.comparators[0])
+            if n:
+                out.append((x, n))
+    return out
 
 
 def _fold_in(stmts) -> int:
@@ -978,7 +1017,7 @@ class _Ex:
             elif not (flat[i] or flat[i + 1]):
                 need[i] = need[i + 1] = True
         sizes = [_static_len(c) for c in e.comparators]
-        free = getattr(e, "_races_free", False)
+        free = getattr(e, "_races_free", False) or (getattr(e, "_races_free_fast", False) and self.fx.src_fast)
         e.left = self._deep(self.visit(e.left), not need[0])
         out = []
         for k, (op, c0, n) in enumerate(zip(e.ops, e.comparators, sizes)):
@@ -1079,6 +1118,9 @@ class _Ex:
                 return _loc(_call("_races_pow_mod", self._args(e.args)), e)
             if name in _BUILTINS or name in _CONSTS:
                 return self.generic(e)
+            inline = getattr(e, "_races_inline", None)
+            if inline is not None and self.fx.src_fast:  # its step is charged with the source
+                return self.visit(_clone(inline))
             self.box = True  # a program function
             self.fx.calls = True
             args = self._args(e.args)
@@ -1421,10 +1463,12 @@ class _Fx:
     """Rewrites one function."""
 
     def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], counter, funcs,
-                 entry: bool = False):
+                 entry: bool = False, leaves: dict | None = None):
         self.fn = fn
         self.entry = entry
-        self.scope = _Scope(fn, int_params, funcs, entry)
+        self.leaves = leaves or {}
+        self.scope = _Scope(fn, int_params, funcs, entry,
+                            frozenset(k for k, (_, _, harmless) in self.leaves.items() if harmless))
         self.counter = counter
         self.calls = False  # calls a program function (so its depth must be checked)
         self.refund = None  # inside a precharged loop that may exit early: the refund stmt
@@ -1600,10 +1644,15 @@ class _Fx:
         t, n = self.tmp("i"), self.tmp("n")
         pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
         nested = self._nested_charge(c, bound)
+        sites, tests, per = self._per_element(c, bound) if nested is None else ([], [], 0)
         c._races_src = t
         if nested is not None:  # the element's own charge, over the element itself
             node, attr, value, _ = nested
             setattr(node, attr, value)
+        for call, body in sites:
+            call._races_inline = body
+        for test in tests:
+            test._races_free_fast = True
         try:
             self.src_fast = True
             fast = build()
@@ -1613,9 +1662,15 @@ class _Fx:
             del c._races_src
             if nested is not None:
                 delattr(node, attr)
+            for call, _ in sites:
+                del call._races_inline
+            for test in tests:
+                del test._races_free_fast
             self.src_fast = True
-        test = ast.Compare(left=_name(n), ops=[ast.LtE()], comparators=[_name(LOC)])
-        total = _name(n)
+        # each element also pays for what it evaluates once in the charged-ahead copy (`_per_element`)
+        total = _name(n) if not per else ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(1 + per))
+        test = ast.Compare(left=total, ops=[ast.LtE()], comparators=[_name(LOC)])
+        total = _clone(total)
         if nested is not None:
             # `[[… for x in row] for row in src]`, `[sum(row) for row in src]`: what each row
             # costs when its turn comes is charged up front too (Σ len(row)), when every row
@@ -1628,6 +1683,41 @@ class _Fx:
             total = ast.BinOp(left=_name(n), op=ast.Add(), right=_name(n2))
         charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=total), s)
         return [*pre, _loc(ast.If(test=test, body=[charge, *wrap(fast)], orelse=wrap(slow)), s)]
+
+    def _per_element(self, c, bound) -> tuple[list, list, int]:
+        """What the charged-ahead copy of `c` pays with its source, per element, besides the
+        element's own step: in a comprehension of one clause, what is evaluated exactly once
+        per element (in its first condition, or in its element when it has none; see
+        `_unconditional`). That is the calls of leaf functions (`_leaf_functions`) whose
+        arguments are names or constants, which that copy evaluates in place (one step
+        each), and the literal `x in "..."` tests, inside those calls too (their length each,
+        as in a loop: `_fold_in`). Returns ([(call, expression evaluated in its place)],
+        [test], steps per element)."""
+        if len(c.generators) != 1:
+            return [], [], 0
+        g = c.generators[0]
+        roots = g.ifs[:1] if g.ifs else [c.key, c.value] if isinstance(c, ast.DictComp) else [c.elt]
+        shadow = self.scope.locals | bound
+        sites: list = []
+
+        def site(e) -> bool:
+            if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id not in shadow):
+                return False
+            leaf = self.leaves.get(e.func.id)
+            if (leaf is None or e.keywords or len(e.args) != len(leaf[0])
+                    or not all(isinstance(a, (ast.Name, ast.Constant)) for a in e.args)):
+                return False
+            body = _Substitute(dict(zip(leaf[0], e.args)), e).visit(_clone(leaf[1]))
+            sites.append((e, body))
+            return True
+
+        tests = _literal_tests(_unconditional(roots, site))
+        cost = len(sites) + sum(n for _, n in tests)
+        for _, body in sites:
+            for t, n in _literal_tests(_unconditional([body])):
+                t._races_free = True  # charged with the source, like the call's step
+                cost += n
+        return sites, [t for t, _ in tests], cost
 
     def _nested_charge(self, c, bound):
         """What the element of `c = [E for row in src]` (one clause, no condition) charges
@@ -1989,13 +2079,66 @@ def _instrument(module, int_params):
             raise ValueError(f"line {getattr(fn, 'lineno', '?')}: only function definitions "
                              "can be instrumented")
     funcs = frozenset(fn.name for fn in mod.body)
+    leaves = _leaf_functions(mod.body, funcs)
     for fn in mod.body:
         ints = frozenset(int_params.get(fn.name, ()))
         entry = _clone(fn)
-        body.append(_Fx(fn, ints, counter, funcs).run())
-        body.append(_Fx(entry, ints, counter, funcs, entry=True).run())
+        body.append(_Fx(fn, ints, counter, funcs, leaves=leaves).run())
+        body.append(_Fx(entry, ints, counter, funcs, entry=True, leaves=leaves).run())
     mod.body = body
     return ast.fix_missing_locations(mod)
+
+
+def _leaf_functions(fns, funcs) -> dict:
+    """name → (parameters, expression, harmless) of the functions whose body is one
+    `return E` with no call of a program function, no comprehension, lambda or `:=` in E: a
+    call of one costs its one step and E, so a charged-ahead comprehension can pay the step
+    with its elements and evaluate E in place (`_Fx._inline_sites`). `harmless`: E calls
+    builtins and non-resizing methods only, so a call cannot change a list's length (see
+    `_Scope.list_ok`). A plain copy, taken before any function is rewritten."""
+    out = {}
+    for fn in fns:
+        body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            continue
+        e = body[0].value
+        if any(isinstance(n, _NOT_LEAF) or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                            and n.func.id in funcs) for n in ast.walk(e)):
+            continue
+        a = fn.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            continue
+        # harmless: calls only builtins, and no method that resizes (so no list changes length)
+        harmless = all(not isinstance(n, ast.Call) or (isinstance(n.func, ast.Name) and n.func.id in _BUILTINS)
+                       or (isinstance(n.func, ast.Attribute) and n.func.attr not in RESIZING_METHODS)
+                       for n in ast.walk(e))
+        out[fn.name] = (tuple(x.arg for x in a.args), _clone(e), harmless)
+    return out
+
+
+_NOT_LEAF = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr,
+             ast.Yield, ast.YieldFrom, ast.Await)
+
+
+def _is_docstring(s) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+class _Substitute(ast.NodeTransformer):
+    """A leaf function's expression with its parameters replaced by the call's arguments
+    (names or constants: evaluating them again, or not at all, changes nothing), every node
+    located at the call."""
+
+    def __init__(self, args: dict, ref):
+        self.args, self.ref = args, ref
+
+    def visit_Name(self, n):
+        arg = self.args.get(n.id)
+        return ast.copy_location(_clone(arg), self.ref) if arg is not None else ast.copy_location(n, self.ref)
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        return ast.copy_location(node, self.ref) if hasattr(node, "lineno") else node
 
 
 def _stmts(tree):

@@ -287,3 +287,46 @@ def test_characters_of_str_parameters_add_like_short_literals(src, guarded):
     names = {n.id for n in ast.walk(entry) if isinstance(n, ast.Name)}
     growth = {"_races_g_add", "_races_g_iadd", "_races_g_post", "_races_SEQ"}  # call or inline check
     assert bool(names & growth) == guarded, ast.unparse(entry)
+
+
+LEAVES = """
+def twice(k):
+    return k + k
+
+def wrapped(k):
+    return twice(k)
+
+def push(xs, x):
+    return xs.append(x)
+"""
+
+
+@pytest.mark.parametrize("body,inlined", [
+    ("return [twice(x) for x in xs]", True),
+    ("return '-'.join(str(twice(x)) for x in xs)", True),
+    ("return [x for x in xs if twice(x) > 2]", True),
+    ("return [twice(x) for x in xs if x > 1]", False),  # after a condition: not every element
+    ("return [twice(x) if x else 0 for x in xs]", False),  # behind a conditional
+    ("return [twice(x + 1) for x in xs]", False),  # an argument that is no name or constant
+    ("return [wrapped(x) for x in xs]", False),  # calls a program function: no leaf
+    ("return [twice(x) for x in xs for y in xs]", False),  # two clauses: not once per element
+    ("return [x for x in xs if x in 'aeiou']", True),  # a literal `in` test: its length, up front
+])
+def test_which_leaf_calls_are_evaluated_in_place(body, inlined):
+    """A charged-ahead copy that evaluates leaf calls in place charges each element
+    `1 + calls` steps with the source; the copy that ticks still calls."""
+    text = lower_to_source(mod(LEAVES + f"\ndef f(xs):\n    {body}\n"))
+    fn = text[text.index("\ndef f("):text.index("def _races_entry__f")]
+    assert bool(re.search(r"_races_n\d+ \* \d+ <= _races_f", fn)) == inlined, fn
+    if inlined:
+        assert "twice(" not in fn.split("else:")[0], fn
+
+
+@pytest.mark.parametrize("body,charged_whole", [
+    ("return [twice(x) for x in xs]", True),  # a leaf that resizes nothing: the list keeps its length
+    ("return [push(ys, x) for x in xs]", False),  # a leaf that appends: counted element by element
+])
+def test_leaf_calls_that_resize_nothing_leave_a_list_source_charged_ahead(body, charged_whole):
+    text = lower_to_source(mod(LEAVES + f"\ndef f(xs, ys):\n    {body}\n"))
+    fn = text[text.index("\ndef f("):text.index("def _races_entry__f")]
+    assert ("is not _races_list else _races_INF" not in fn) == charged_whole, fn

@@ -7,7 +7,7 @@ import pytest
 
 from racesl.runtime import WATCHDOG, FuelOut, Program, SizeExceeded
 
-from .rtutil import program, run
+from .rtutil import plain, program, run
 
 
 def steps(src, name="f", *args, fuel=10_000, **kw):
@@ -481,6 +481,69 @@ def test_sources_charged_ahead_keep_the_exact_boundary(src, args, expected):
     assert (run(*args), run.meter[0]) == (out.value, out.steps)
     with pytest.raises(FuelOut):
         prog.function("f", fuel=out.steps - 1)(*args)
+
+
+LEAVES = """
+def twice(k):
+    \"\"\"A docstring does not stop a function from being a leaf.\"\"\"
+    return k + k
+
+def at(s, i):
+    return s[i]
+
+def sub(a, b):
+    return a - b
+
+def wrapped(k):
+    return twice(k)
+
+def vowel(c):
+    return c in "aeiou"
+"""
+
+
+@pytest.mark.parametrize("body,args,expected", [
+    # leaf calls evaluated once per element, in place in the charged-ahead copy: one step each
+    ("return [twice(x) for x in xs]", ([1, 2, 3],), 3 + 3),
+    ("return ''.join(at('abc', x) for x in xs)", ([0, 2],), 2 + 2),
+    ("return sum(twice(x) + sub(x, 1) for x in xs)", ([1, 2],), 2 + 4),
+    ("return [x for x in xs if twice(x) > 2]", ([1, 2, 3],), 3 + 3),  # the first condition: every element
+    ("return {twice(x): sub(x, 1) for x in xs}", ([1, 2],), 2 + 4),
+    ("return [sub(b, a) for a in xs]", ([1, 5], 10), 2 + 2),  # the parameters swap names
+    # literal `in` tests evaluated once per element are charged with the source too
+    ("return [x for x in xs if vowel(x)]", ("abe",), 3 + 3 + 3 * 5),
+    ("return [x in 'xyz' for x in xs]", ("abe",), 3 + 3 * 3),
+    ("return [x for x in xs if x != 'a' and vowel(x)]", ("abe",), 3 + 2 + 2 * 5),  # behind `and`: calls
+    # calls that stay calls: not once per element, or not a leaf, or an argument that is
+    # no name or constant (the one inside is evaluated in place)
+    ("return [twice(x) for x in xs if x > 1]", ([1, 2, 3],), 3 + 2),
+    ("return [twice(x) if x else 0 for x in xs]", ([0, 1, 2],), 3 + 2),
+    ("return [x > 0 and twice(x) for x in xs]", ([0, 1, 2],), 3 + 2),
+    ("return [x for x in xs if x < 2 < twice(x)]", ([1, 2, 3],), 3 + 1),  # a chained comparison
+    ("return [wrapped(x) for x in xs]", ([1, 2],), 2 + 2 * 2),
+    ("return [twice(twice(x)) for x in xs]", ([1, 2],), 2 + 4),
+    ("return [twice(x + 1) for x in xs]", ([1, 2],), 2 + 2),
+])
+def test_leaf_calls_in_charged_ahead_comprehensions_cost_one_step_each(body, args, expected):
+    params = "xs, b" if len(args) > 1 else "xs"
+    src = LEAVES + f"\ndef f({params}):\n    {body}\n"
+    assert boundary(src, "f", *args) == expected
+    prog = program(src)
+    out = prog.call("f", args)
+    assert out.value == plain(src)["f"](*args)
+    run = prog.function("f", fuel=out.steps)
+    assert (run(*args), run.meter[0]) == (out.value, out.steps)
+    with pytest.raises(FuelOut):
+        prog.function("f", fuel=out.steps - 1)(*args)
+
+
+def test_a_leaf_call_evaluated_in_place_fails_as_the_call_does_at_the_call():
+    src = LEAVES + "\ndef f(xs):\n    return [at('abc', x) for x in xs]\n"
+    prog = program(src)
+    out = prog.call("f", ([0, 7],))
+    call_line = src.splitlines().index("    return [at('abc', x) for x in xs]") + 1
+    assert (out.status, out.error, out.line) == ("error", "IndexError: string index out of range", call_line)
+    assert prog.call("f", ([0, 7],), fuel=3).status == "fuel"  # 2 elements + 2 calls > 3, as when it calls
 
 
 def test_a_source_too_long_for_the_budget_ticks_to_the_same_cut_off():
