@@ -69,7 +69,10 @@ Charges (docs/language.md §4.6)
   evaluated into a temporary before the statement and charged to the local counter there
   (the same moment, the same amount), the statement existing in two copies: one drawing
   the temporary directly, one through `_races_tick_iter`; elsewhere `_races_each` charges
-  it when the comprehension starts. A generator passed to `sum`, `max` or `min` calls
+  it when the comprehension starts. With one clause, the direct copy also pays, per
+  element, for what each element evaluates exactly once (`_Fx._per_element`): calls of
+  leaf functions (one `return E`, no program call), evaluated in place instead of called
+  (their one step each), and literal `in` tests (their length); the ticking copy calls. A generator passed to `sum`, `max` or `min` calls
   CPython's builtin directly (an unsized argument is charged nothing by the builtin);
   `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
   not consume, when the elements themselves charge nothing. A generator that escapes its
