@@ -72,7 +72,10 @@ Charges (docs/language.md §4.6)
   it when the comprehension starts. With one clause, the direct copy also pays, per
   element, for what each element evaluates exactly once (`_Fx._per_element`): calls of
   leaf functions (one `return E`, no program call), evaluated in place instead of called
-  (their one step each), and literal `in` tests (their length); the ticking copy calls. A generator passed to `sum`, `max` or `min` calls
+  (their one step each), and literal `in` tests (their length); the ticking copy calls.
+  A `"sep".join` of such a generator whose elements are texts of at most L characters
+  (`_bounded_join`) takes the direct copy only for at most MAX_LEN // (L + len(sep))
+  elements, and then calls `str.join` without measuring the text first. A generator passed to `sum`, `max` or `min` calls
   CPython's builtin directly (an unsized argument is charged nothing by the builtin);
   `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
   not consume, when the elements themselves charge nothing. A generator that escapes its
@@ -685,6 +688,32 @@ def _unconditional(roots, stop=lambda e: False):
         stack.extend(reversed(kids))
 
 
+def _text_bound(e, chars: set, inline: dict, shadow) -> int | None:
+    """The most characters the text `e` can have, or None when unknown: a str literal, a
+    `chr(...)`, a name in `chars` (one character each), a literal's `[i]`, a `+` or a
+    conditional of those, a leaf call evaluated in place (its expression)."""
+    if isinstance(e, ast.Constant):
+        return len(e.value) if isinstance(e.value, str) else None
+    if isinstance(e, ast.Name):
+        return 1 if e.id in chars else None
+    if e in inline:
+        return _text_bound(inline[e], chars, {}, shadow)
+    if isinstance(e, ast.Call):
+        f = e.func
+        return 1 if isinstance(f, ast.Name) and f.id == "chr" and f.id not in shadow and len(e.args) == 1 else None
+    if isinstance(e, ast.Subscript):
+        lit = e.value
+        return 1 if (isinstance(lit, ast.Constant) and isinstance(lit.value, str)
+                     and not isinstance(e.slice, ast.Slice)) else None
+    if isinstance(e, ast.IfExp) or (isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add)):
+        a, b = (e.body, e.orelse) if isinstance(e, ast.IfExp) else (e.left, e.right)
+        x, y = _text_bound(a, chars, inline, shadow), _text_bound(b, chars, inline, shadow)
+        if x is None or y is None:
+            return None
+        return max(x, y) if isinstance(e, ast.IfExp) else x + y
+    return None
+
+
 def _literal_tests(nodes) -> list:
     """(test, length) for the `x in "literal"` / `not in` tests among `nodes`."""
     out = []
@@ -1138,6 +1167,9 @@ class _Ex:
                     return self._charged_inline("join", e, recv=recv)
                 self.box = True
                 arg = self._args(e.args, full_first=True)
+                if getattr(e, "_races_join_free", False) and self.fx.src_fast:  # see `_bounded_join`
+                    f.value, e.args = recv, arg
+                    return e
                 if (isinstance(e.args[0], ast.GeneratorExp) and isinstance(f.value, ast.Constant)
                         and isinstance(f.value.value, str)):
                     # `"sep".join(gen)`: nothing to charge up front (the generator charges its
@@ -1648,6 +1680,7 @@ class _Fx:
         pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
         nested = self._nested_charge(c, bound)
         sites, tests, per = self._per_element(c, bound) if nested is None else ([], [], 0)
+        join, most = self._bounded_join(s, c, dict(sites)) if nested is None else (None, None)
         c._races_src = t
         if nested is not None:  # the element's own charge, over the element itself
             node, attr, value, _ = nested
@@ -1656,6 +1689,8 @@ class _Fx:
             call._races_inline = body
         for test in tests:
             test._races_free_fast = True
+        if join is not None:
+            join._races_join_free = True
         try:
             self.src_fast = True
             fast = build()
@@ -1669,10 +1704,15 @@ class _Fx:
                 del call._races_inline
             for test in tests:
                 del test._races_free_fast
+            if join is not None:
+                del join._races_join_free
             self.src_fast = True
         # each element also pays for what it evaluates once in the charged-ahead copy (`_per_element`)
         total = _name(n) if not per else ast.BinOp(left=_name(n), op=ast.Mult(), right=_const(1 + per))
         test = ast.Compare(left=total, ops=[ast.LtE()], comparators=[_name(LOC)])
+        if join is not None:  # and a join of so few elements cannot build a text past MAX_LEN
+            test = ast.BoolOp(op=ast.And(), values=[test, ast.Compare(
+                left=_name(n), ops=[ast.LtE()], comparators=[_const(most)])])
         total = _clone(total)
         if nested is not None:
             # `[[… for x in row] for row in src]`, `[sum(row) for row in src]`: what each row
@@ -1721,6 +1761,31 @@ class _Fx:
                 t._races_free = True  # charged with the source, like the call's step
                 cost += n
         return sites, [t for t, _ in tests], cost
+
+    def _bounded_join(self, s, c, inline: dict):
+        """(`"sep".join(c)` in `s`, the most elements it may join) when every element of the
+        generator `c` (one clause) is a text of at most L characters (`_text_bound`): then
+        joining n <= MAX_LEN // (L + len(sep)) of them stays within MAX_LEN, and the
+        charged-ahead copy calls `str.join` itself, without `_races_g_join`'s measuring.
+        `inline` maps the leaf calls evaluated in place to what replaces them."""
+        if not isinstance(c, ast.GeneratorExp) or len(c.generators) != 1:
+            return None, None
+        join = next((x for x in ast.walk(s) if isinstance(x, ast.Call) and x.args and x.args[0] is c
+                     and isinstance(x.func, ast.Attribute) and x.func.attr == "join"
+                     and isinstance(x.func.value, ast.Constant) and isinstance(x.func.value.value, str)), None)
+        if join is None:
+            return None, None
+        g = c.generators[0]
+        chars = set()
+        if isinstance(g.target, ast.Name) and (
+                isinstance(g.iter, ast.Name) and g.iter.id + STR in self.scope.num
+                or isinstance(g.iter, ast.Call) and isinstance(g.iter.func, ast.Name) and g.iter.func.id == "str"
+                and g.iter.func.id not in self.scope.locals):
+            chars.add(g.target.id)  # a character of a Str parameter, or of `str(...)`
+        most = _text_bound(c.elt, chars, inline, self.scope.locals | set(_target_names(g.target)))
+        if most is None:
+            return None, None
+        return join, MAX_LEN // max(1, most + len(join.func.value.value))
 
     def _nested_charge(self, c, bound):
         """What the element of `c = [E for row in src]` (one clause, no condition) charges

@@ -330,3 +330,23 @@ def test_leaf_calls_that_resize_nothing_leave_a_list_source_charged_ahead(body, 
     text = lower_to_source(mod(LEAVES + f"\ndef f(xs, ys):\n    {body}\n"))
     fn = text[text.index("\ndef f("):text.index("def _races_entry__f")]
     assert ("is not _races_list else _races_INF" not in fn) == charged_whole, fn
+
+
+@pytest.mark.parametrize("body,measured", [
+    ("return ''.join(chr(97 + x) for x in xs)", False),
+    ("return '-'.join(c + c for c in s)", False),
+    ("return ''.join('ab'[x] if x else c for x in xs)", True),  # c is no character here
+    ("return ''.join(w for w in xs)", True),  # elements of unknown length
+    ("return ''.join(c.upper() for c in s)", True),  # a method's text ('ß'.upper() is 'SS')
+    ("return ''.join(str(x) for x in xs)", True),
+    ("return ''.join([chr(97 + x) for x in xs])", True),  # a list: measured as it is
+])
+def test_which_joins_skip_measuring(body, measured):
+    """The charged-ahead copy of a join of short texts (at most L characters each) calls
+    `str.join` itself, when the source has at most MAX_LEN // (L + len(sep)) elements."""
+    src = f"def f(xs, s, c):\n    {body}\n"
+    out = instrument(mod(src), int_params={"f": frozenset({"s$", "s#", "xs#"})})
+    entry = ast.unparse(next(x for x in out.body if x.name == "_races_entry__f"))
+    fast = entry.split("else:")[0]
+    skips = "_races_g_join" not in fast and re.search(r"and _races_n\d+ <= \d+:", fast) is not None
+    assert skips != measured, entry

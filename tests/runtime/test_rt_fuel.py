@@ -531,10 +531,11 @@ def test_leaf_calls_in_charged_ahead_comprehensions_cost_one_step_each(body, arg
     prog = program(src)
     out = prog.call("f", args)
     assert out.value == plain(src)["f"](*args)
-    run = prog.function("f", fuel=out.steps)
-    assert (run(*args), run.meter[0]) == (out.value, out.steps)
-    with pytest.raises(FuelOut):
-        prog.function("f", fuel=out.steps - 1)(*args)
+    run, short = prog.function("f", fuel=out.steps), prog.function("f", fuel=out.steps - 1)
+    with WATCHDOG.session():  # the entry copies (outside a session they run the ordinary one)
+        assert (run(*args), run.meter[0]) == (out.value, out.steps)
+        with pytest.raises(FuelOut):
+            short(*args)
 
 
 def test_a_leaf_call_evaluated_in_place_fails_as_the_call_does_at_the_call():
@@ -616,3 +617,43 @@ def test_a_reused_meter_stays_clean_after_errors_inside_any():
                 run([1, 2, 3], 2)
         assert len(run.meter) == 1
         assert (run([4, 5, 6], 2), run.meter[0]) == (out.value, out.steps)
+
+
+@pytest.mark.parametrize("body,args,expected", [
+    ("return ''.join(chr(97 + x % 26) for x in xs)", ([0, 27], ""), "ab"),
+    ("return '-'.join(c + c for c in s)", ([], "ab"), "aa-bb"),
+    ("return ''.join('xyz'[x % 3] if x else 'zz' for x in xs)", ([0, 4], ""), "zzy"),
+    ("return ''.join(chr(97 + int(c)) for c in str(xs[0]))", ([120], ""), "bca"),
+])
+def test_joins_of_short_texts_keep_their_charges(body, args, expected):
+    """Joins whose elements are short texts skip the measuring (see the next test); the
+    charges and the cut-off stay where they were."""
+    src = f"def f(xs, s):\n    {body}\n"
+    ints = {"f": frozenset({"xs[]", "xs#", "s$", "s#"})}  # an entry's trusted parameter types
+    steps = boundary(src, "f", *args, int_params=ints)
+    prog = program(src, ints)
+    out = prog.call("f", args)
+    assert out.value == expected == plain(src)["f"](*args) and out.steps == steps
+    fn, short = prog.function("f", fuel=steps), prog.function("f", fuel=steps - 1)
+    with WATCHDOG.session():  # (outside a session an entry runs the ordinary copy)
+        assert (fn(*args), fn.meter[0]) == (expected, steps)
+        with pytest.raises(FuelOut):
+            short(*args)
+
+
+@pytest.mark.parametrize("join,text,sep", [("'ab'.join(c for c in s)", 1, 2), ("'-'.join(c + c for c in s)", 2, 1)])
+def test_a_join_that_could_pass_max_len_is_still_measured(join, text, sep):
+    """A join of n elements of at most `text` characters: past MAX_LEN // (text + sep)
+    elements the copy that measures runs, and refuses a text longer than MAX_LEN."""
+    from racesl.runtime.limits import MAX_LEN
+
+    prog = program(f"def f(s):\n    return {join}\n", {"f": frozenset({"s$", "s#"})})
+    k = MAX_LEN // (text + sep)
+    over = next(n for n in range(k, k + 10) if text * n + sep * (n - 1) > MAX_LEN)
+    run = prog.function("f", fuel=10**6)
+    with WATCHDOG.session():  # (outside a session an entry runs the ordinary copy)
+        for n in range(k, over):  # without measuring, then measured: all fit
+            assert len(run("x" * n)) == text * n + sep * (n - 1) <= MAX_LEN
+        with pytest.raises(SizeExceeded):  # measured, and refused
+            run("x" * over)
+    assert prog.call("f", ("x" * over,), fuel=10**6).status == "size"
