@@ -75,7 +75,9 @@ Charges (docs/language.md §4.6)
   (their one step each), and literal `in` tests (their length); the ticking copy calls.
   A `"sep".join` of such a generator whose elements are texts of at most L characters
   (`_bounded_join`) takes the direct copy only for at most MAX_LEN // (L + len(sep))
-  elements, and then calls `str.join` without measuring the text first. A generator passed to `sum`, `max` or `min` calls
+  elements, and then calls `str.join` without measuring the text first. An inner list,
+  set or dict comprehension over a `range` the same for every row (`_invariant_range`) is
+  charged with the rows: len(range) once, times the rows. A generator passed to `sum`, `max` or `min` calls
   CPython's builtin directly (an unsized argument is charged nothing by the builtin);
   `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
   not consume, when the elements themselves charge nothing. A generator that escapes its
@@ -305,6 +307,35 @@ def _len_stmt(n: str, x, list_ok: bool, ref) -> ast.stmt:
     return _loc(ast.Try(body=[_assign(n, size, ref)],
                         handlers=[ast.ExceptHandler(type=_name("_races_LEN_ERRORS"), name=None,
                                                     body=[_assign(n, _name("_races_INF"), ref)])],
+                        orelse=[], finalbody=[]), ref)
+
+
+def _cheap_num(x, num) -> bool:
+    """A number made of known numbers and int literals by `+` and `-` alone: evaluating it
+    twice changes nothing and costs less than a guard's call."""
+    if isinstance(x, ast.Constant):
+        return type(x.value) is int
+    if isinstance(x, ast.Name):
+        return _is_num(x, num)
+    return (isinstance(x, ast.BinOp) and isinstance(x.op, (ast.Add, ast.Sub))
+            and _cheap_num(x.left, num) and _cheap_num(x.right, num))
+
+
+def _invariant_len(m: str, n: str, x, ref) -> ast.stmt:
+    """`m = len(x)` for an inner `range` the same for every one of `n` rows
+    (`_Fx._invariant_range`), evaluated once ahead, and only when there are rows: where x
+    cannot be evaluated (an error, or a range too long to count) m is infinity, and the copy
+    that ticks evaluates it row by row, as the body would.
+
+        try:
+            m = _races_len(x) if n else 0
+        except _races_Exception:
+            m = _races_INF
+    """
+    size = ast.IfExp(test=_name(n), body=_call("_races_len", [_clone(x)]), orelse=_const(0))
+    return _loc(ast.Try(body=[_assign(m, size, ref)],
+                        handlers=[ast.ExceptHandler(type=_name("_races_Exception"), name=None,
+                                                    body=[_assign(m, _name("_races_INF"), ref)])],
                         orelse=[], finalbody=[]), ref)
 
 
@@ -894,8 +925,8 @@ class _Ex:
         def probe(x):
             if isinstance(x, (ast.Name, ast.Constant)):
                 return _clone(x), x
-            if not self.walrus:
-                return None
+            if not self.walrus:  # (a comprehension or lambda) evaluate it twice, when that is cheap
+                return (_clone(x), x) if _cheap_num(x, self.num) else None
             t = self.fx.tmp("t")
             return ast.NamedExpr(target=_name(t, True), value=x), _name(t)
 
@@ -1352,6 +1383,8 @@ class _Ex:
 
         def source(g, ok, ex, first):
             it = g.iter
+            if first and getattr(e, "_races_src_free", False) and self.fx.src_fast:
+                return ex.visit(it)  # a range charged ahead for every row (`_invariant_range`)
             if first and hoisted is not None:  # charged ahead by the statement (`_hoist_source`)
                 src = _name(hoisted)
                 return src if self.fx.src_fast else _loc(_call("_races_tick_iter", [_name(BOX), src]), it)
@@ -1719,11 +1752,17 @@ class _Fx:
             # costs when its turn comes is charged up front too (Σ len(row)), when every row
             # is one that would be charged whole and the budget covers them all
             n2 = self.tmp("n")
-            rows = ast.NamedExpr(target=_name(n2, True),
-                                 value=_call("_races_rows_len", [_name(t), _name(nested[3])]))
+            if isinstance(nested[3], str):
+                rows = ast.NamedExpr(target=_name(n2, True),
+                                     value=_call("_races_rows_len", [_name(t), _name(nested[3])]))
+            else:  # `[[… for c in range(w)] for row in src]`: the same inner length for every row
+                pre.append(_invariant_len(n2, n, nested[3], s))
+                rows = ast.BinOp(left=_name(n), op=ast.Mult(), right=_name(n2))
+                n2_total = _clone(rows)
             test = ast.BoolOp(op=ast.And(), values=[test, ast.Compare(
                 left=rows, ops=[ast.LtE()], comparators=[ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))])])
-            total = ast.BinOp(left=_name(n), op=ast.Add(), right=_name(n2))
+            total = ast.BinOp(left=_name(n), op=ast.Add(),
+                              right=_name(n2) if isinstance(nested[3], str) else n2_total)
         charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=total), s)
         return [*pre, _loc(ast.If(test=test, body=[charge, *wrap(fast)], orelse=wrap(slow)), s)]
 
@@ -1787,6 +1826,35 @@ class _Fx:
             return None, None
         return join, MAX_LEN // max(1, most + len(join.func.value.value))
 
+    def _invariant_range(self, x, bound, nodes) -> bool:
+        """Is `x` a `range(...)` the same for every element of a comprehension binding
+        `bound` whose elements evaluate `nodes`: arguments made of int literals, names it
+        does not bind, `len` of such a name or of its `[k]`, `+`, `-`? (A name under `len`
+        must be one the elements cannot resize: `_Scope.list_ok`.)"""
+        shadow = self.scope.locals | bound
+
+        def ok(a) -> bool:
+            if isinstance(a, ast.Constant):
+                return type(a.value) is int
+            if isinstance(a, ast.Name):
+                return a.id not in bound
+            if isinstance(a, ast.UnaryOp):
+                return isinstance(a.op, ast.USub) and ok(a.operand)
+            if isinstance(a, ast.BinOp):
+                return isinstance(a.op, (ast.Add, ast.Sub)) and ok(a.left) and ok(a.right)
+            if (isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "len"
+                    and a.func.id not in shadow and len(a.args) == 1 and not a.keywords):
+                y = a.args[0]
+                if isinstance(y, ast.Subscript) and isinstance(y.slice, ast.Constant) and type(y.slice.value) is int:
+                    y = y.value
+                return (isinstance(y, ast.Name) and y.id not in bound
+                        and self.scope.list_ok(y, nodes, shadow))
+            return False
+
+        return (isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id == "range"
+                and x.func.id not in shadow and 1 <= len(x.args) <= 3 and not x.keywords
+                and all(ok(a) for a in x.args))
+
     def _nested_charge(self, c, bound):
         """What the element of `c = [E for row in src]` (one clause, no condition) charges
         for `row` itself, when E is evaluated exactly once per row and its charge is
@@ -1800,6 +1868,8 @@ class _Fx:
         row, e = g.target.id, c.elt
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp)):
             src = e.generators[0].iter
+            if self._invariant_range(src, bound, _comp_nodes(c)):
+                return e, "_races_src_free", True, src
             if not (isinstance(src, ast.Name) and src.id == row):
                 return None
             shadow = self.scope.locals | bound

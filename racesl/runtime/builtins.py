@@ -612,6 +612,7 @@ RUNTIME: dict = {
     "_races_charge_fail": charge_fail,
     "_races_SZ": frozenset(G.SIZED_TYPES - {range}),
     "_races_INF": _INF,
+    "_races_Exception": Exception,  # (not Cutoff: a BaseException)
     "_races_LEN_ERRORS": (TypeError, OverflowError),
     # CPython's own callables, for what needs neither charge nor guard at that point
     # (a charge already paid inline, max(a, b), str(number), a loop's own iterators)

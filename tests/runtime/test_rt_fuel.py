@@ -3,8 +3,11 @@ the budget (both in the precharged fast paths and in the ticking slow copies).""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
+from racesl.lower.instrument import lower_to_source
 from racesl.runtime import WATCHDOG, FuelOut, Program, SizeExceeded
 
 from .rtutil import plain, program, run
@@ -469,6 +472,16 @@ def test_fast_path_entry_variants_agree_with_call():
     ("def f(g):\n    return [sum(row) for row in g]\n", ([[1, 2], [], [3]],), 3 + 3),
     ("def f(g):\n    return [sorted(w) for w in g]\n", (["ba", "c"],), 2 + 3),
     ("def f(g):\n    return len([max(row) for row in g])\n", ([(1, 5), range(3)],), 2 + 5),
+    # an inner range the same for every row: its length, once, times the rows
+    ("def f(n):\n    return [[i * j for j in range(n)] for i in range(n)]\n", (3,), 3 + 9),
+    ("def f(g, k):\n    return [[row[(c - k) % 2] for c in range(len(g[0]) - 1)] for row in g]\n",
+     ([[1, 2, 3], [4, 5, 6]], 1), 2 + 2 * 2),
+    ("def f(g):\n    return [[g[r][c] for r in range(len(g) - 1, -1, -1)] for c in range(len(g[0]))]\n",
+     ([[1, 2], [3, 4], [5, 6]],), 2 + 2 * 3),
+    ("def f(n):\n    return [[0 for _ in range(n)] for _ in range(n + 1)]\n", (2,), 3 + 3 * 2),
+    ("def f(g):\n    return [[x for x in range(len(g[0]))] for row in g]\n", ([],), 0),  # no rows, no g[0]
+    # an inner range that depends on the row is no such range, even where a local has the name
+    ("def f(n):\n    i = 5\n    return [[x for x in range(i)] for i in range(n)]\n", (3,), 3 + 0 + 1 + 2),
     # a row `_races_each` would tick (not sized): the whole statement ticks, to the same count
     ("def f(g):\n    return [[x for x in row] for row in [range(2), (y for y in g)]]\n", ([7, 8],), 2 + 2 + 2 + 2),
     ("def f(g):\n    return [sum(row) for row in [[1], (y for y in g)]]\n", ([7, 8],), 2 + 1 + 2),
@@ -545,6 +558,27 @@ def test_a_leaf_call_evaluated_in_place_fails_as_the_call_does_at_the_call():
     call_line = src.splitlines().index("    return [at('abc', x) for x in xs]") + 1
     assert (out.status, out.error, out.line) == ("error", "IndexError: string index out of range", call_line)
     assert prog.call("f", ([0, 7],), fuel=3).status == "fuel"  # 2 elements + 2 calls > 3, as when it calls
+
+
+def test_an_inner_range_that_fails_fails_as_in_the_rows():
+    """The inner range is evaluated once ahead only when there are rows, and an error there
+    leaves the rows to the copy that ticks, which meets it where the body does."""
+    src = "def f(g, w):\n    return [[c for c in range(len(g[w]))] for row in g]\n"
+    prog = program(src)
+    assert prog.call("f", ([], 5)).value == []
+    out = prog.call("f", ([[1]], 5))
+    assert (out.status, out.error) == ("error", "IndexError: list index out of range")
+    out = prog.call("f", ([[1], [2]], 0), fuel=2 + 2 - 1)
+    assert out.status == "fuel"
+
+
+def test_an_inner_range_over_a_list_the_rows_may_resize_is_counted_row_by_row():
+    src = "def f(g):\n    return [[g.append(1) for c in range(len(g))] for row in [1, 2]]\n"
+    text = lower_to_source(ast.parse(src))
+    assert "_races_Exception" not in text  # no length taken ahead
+    prog = program(src)  # (the body appends to its argument: a fresh one each call)
+    assert prog.call("f", ([0],), fuel=5).steps == 2 + 1 + 2  # the second row's range sees the append
+    assert prog.call("f", ([0],), fuel=4).status == "fuel"
 
 
 def test_a_source_too_long_for_the_budget_ticks_to_the_same_cut_off():
@@ -657,3 +691,23 @@ def test_a_join_that_could_pass_max_len_is_still_measured(join, text, sep):
         with pytest.raises(SizeExceeded):  # measured, and refused
             run("x" * over)
     assert prog.call("f", ("x" * over,), fuel=10**6).status == "size"
+
+
+def test_products_of_sums_in_comprehensions_are_guarded_without_a_call():
+    """`(x + 1) * (y - 1)` of known numbers inside a comprehension (no `:=` there): the sums
+    are evaluated twice instead of going through the guard's call, and big values still
+    reach the guard."""
+    from racesl.runtime.limits import MAX_INT_BITS
+
+    src = "def f(xs):\n    return [(x + 1) * (x - 1) for x in xs]\n"
+    ints = {"f": frozenset({"xs[]", "xs#"})}
+    text = lower_to_source(ast.parse(src), int_params=ints)
+    entry = text[text.index("def _races_entry__f"):]
+    assert "(x + 1) * (x - 1) if" in entry.split("else:")[0]
+    prog = program(src, ints)
+    run = prog.function("f")
+    big = 1 << (MAX_INT_BITS // 2 + 8)
+    with WATCHDOG.session():
+        assert run([3, 1 << 40]) == [8, (1 << 80) - 1]
+        with pytest.raises(SizeExceeded):
+            run([big])
