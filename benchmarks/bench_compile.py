@@ -371,7 +371,8 @@ def main() -> None:
         }
         rounds.append(res)
         print(f"  round {r}: racesl {res['gen']['races_per_cpu_s']:.0f}/CPU-s, RG median {res['rg']['median']:.0f}, "
-              f"minimal {res['gen']['minimal_per_cpu_s']:.0f} (pairs {', '.join(f'{x:.2f}' for x in res['gen']['pairs'])}), score {res['score_races']['per_cpu_s']:.0f} vs "
+              f"minimal {res['gen']['minimal_per_cpu_s']:.0f} "
+              f"(pairs {', '.join(f'{x:.2f}' for x in res['gen']['pairs'])}), score {res['score_races']['per_cpu_s']:.0f} vs "
               f"{res['score_rg']['median_per_cpu_s']:.0f}, wall/s w1 {res['gen']['races_per_wall_s']:.0f} "
               f"w2 {res['races_w2']['per_wall_s']:.0f} (cores {res['races_w1']['cores_used']:.2f} / "
               f"{res['races_w2']['cores_used']:.2f}); n={args.workers_n}: w2/w1 {res['ratios']['workers2_over_1_big']:.2f} "
