@@ -77,10 +77,9 @@ Charges (docs/language.md §4.6)
   (`_bounded_join`) takes the direct copy only for at most MAX_LEN // (L + len(sep))
   elements, and then calls `str.join` without measuring the text first. An inner list,
   set or dict comprehension over a `range` the same for every row (`_invariant_range`) is
-  charged with the rows: len(range) once, times the rows.
-  A generator passed to `sum`, `max` or `min` calls
-  CPython's builtin directly (an unsized argument is charged nothing by the builtin);
-  `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
+  charged with the rows: len(range) once, times the rows. A generator passed to `sum`,
+  `max` or `min` calls CPython's builtin directly (an unsized argument is charged nothing
+  by the builtin); `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
   not consume, when the elements themselves charge nothing. A generator that escapes its
   statement (stored in a variable, passed to a helper or to zip/enumerate) is charged its
   whole source when created, or evaluated eagerly (see `_Ex.v_GeneratorExp`).
