@@ -62,7 +62,8 @@ class Outcome:
     """What one call produced. `value` is None unless status is "ok"; `steps` the fuel used
     (exact for "ok", the whole budget for "fuel", a lower bound otherwise); `error` the
     exception's type and message for every status but "ok"; `line` the `.races` line where
-    the failure happened, when known."""
+    the failure happened, when known (in a leaf function a comprehension evaluates in place,
+    the line of its call: see racesl.lower.instrument)."""
 
     value: Any = None
     status: str = "ok"
