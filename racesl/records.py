@@ -62,8 +62,19 @@ def _signals_interrupt():
             signal.signal(sig, old)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)  # (read it the only way there is: set, then restore)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file (mkstemp's is 0o600)
+
+
 def atomic_write(path: str | Path, write) -> None:
-    """Call write(tmp_path), then rename onto path. On any failure the tmp file goes."""
+    """Call write(tmp_path), then rename onto path. On any failure the tmp file goes. The
+    file gets the mode a plainly created one would (the umask applies), not mkstemp's
+    private 0o600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _signals_interrupt():
@@ -71,6 +82,7 @@ def atomic_write(path: str | Path, write) -> None:
         os.close(fd)
         try:
             write(tmp)
+            os.chmod(tmp, _FILE_MODE)
             os.replace(tmp, path)
         except BaseException:
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 import pyarrow.parquet as pq
 import pytest
@@ -32,6 +33,18 @@ def test_atomic_write_success(tmp_path):
     atomic_write(target, lambda tmp: open(tmp, "w").write("new"))
     assert target.read_text() == "new"
     assert _leftovers(target.parent) == []
+
+
+def test_atomic_write_gives_the_mode_a_new_file_gets(tmp_path):
+    """Not mkstemp's private 0o600: the umask applies, as for any file the user creates."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    target = tmp_path / "out.txt"
+    atomic_write(target, lambda tmp: open(tmp, "w").write("new"))
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
 
 
 @pytest.mark.parametrize("exc", [RuntimeError("disk full"), KeyboardInterrupt()])
