@@ -1159,7 +1159,9 @@ class _Ex:
             keyed = self._keyed(name, e)
             if keyed is not None:
                 return keyed
-            if (name in _INLINE_CHARGED and plain and len(e.args) == 1 and not e.keywords
+            reverse_only = name == "sorted" and all(  # (a name or literal: nothing to charge or raise)
+                k.arg == "reverse" and isinstance(k.value, (ast.Name, ast.Constant)) for k in e.keywords)
+            if (name in _INLINE_CHARGED and plain and len(e.args) == 1 and (not e.keywords or reverse_only)
                     and self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp)):
                 return self._charged_inline(name, e)
             if getattr(e, "_races_ahead", False) and self.fx.src_fast:  # see `_nested_charge`
@@ -1250,12 +1252,13 @@ class _Ex:
         paid = ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
                                               value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))),
                            ops=[ast.GtE()], comparators=[_const(0)])
+        kws = self._kws(e.keywords)  # (`reverse=` of sorted: the only keyword taken here)
         if recv is not None:
             body = _call("_races_g_join", [recv, _name(t)])
         elif name in ("sorted", "list", "tuple", "set") and known:
-            body = _call("_races_" + name, [_name(t)])
+            body = _call("_races_" + name, [_name(t)], kws)
         elif name in ("sorted", "list", "tuple", "set"):
-            built = _call("_races_" + name, [_name(t)])
+            built = _call("_races_" + name, [_name(t)], kws)
             body = ast.IfExp(test=ast.Compare(left=_call("_races_type", [_name(t)]), ops=[ast.In()],
                                               comparators=[_name("_races_SZ")]),
                              body=built, orelse=_call("_races_g_szl", [_clone(built)]))

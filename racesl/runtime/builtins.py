@@ -142,7 +142,21 @@ def bi_all(box, xs):
 
 
 def bi_sorted(box, xs, *, key=None, reverse=False):
-    return _post(_pre(box, xs), sorted(xs, key=key, reverse=reverse))
+    # (the charge of `charged` in `_charged1`, written out: `_pre` and `_post` would be two
+    # more Python calls on a hot path, `sorted(xs, reverse=True)` in a comprehension)
+    if type(xs) in _SIZED_T:
+        try:
+            n = len(xs)
+        except OverflowError:
+            n = MAX_LEN + 1
+        if n > MAX_LEN:
+            raise SizeExceeded(f"{type(xs).__name__} of {n} elements passed to sorted()")
+        f = box[0] - n
+        if f < 0:
+            raise FuelOut
+        box[0] = f
+        return sorted(xs, key=key, reverse=reverse)
+    return _post(-1, sorted(xs, key=key, reverse=reverse))
 
 
 def bi_list(box, *args):

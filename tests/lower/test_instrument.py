@@ -350,3 +350,15 @@ def test_which_joins_skip_measuring(body, measured):
     fast = entry.split("else:")[0]
     skips = "_races_g_join" not in fast and re.search(r"and _races_n\d+ <= \d+:", fast) is not None
     assert skips != measured, entry
+
+
+@pytest.mark.parametrize("call,inline", [
+    ("sorted(xs, reverse=True)", True),
+    ("sorted(xs, reverse=r)", True),
+    ("sorted(xs, reverse=g(r))", False),  # a keyword that could charge or raise: the runtime's sorted
+    ("sorted(xs, key=abs)", False),
+])
+def test_sorted_in_reverse_is_charged_inline(call, inline):
+    text = lower_to_source(mod(f"def g(r):\n    return r\n\ndef f(xs, r):\n    return {call}\n"))
+    entry = text[text.index("def _races_entry__f"):]
+    assert ("_races_bi_sorted" not in entry and "_races_charge_fail" in entry) == inline, entry

@@ -711,3 +711,20 @@ def test_products_of_sums_in_comprehensions_are_guarded_without_a_call():
         assert run([3, 1 << 40]) == [8, (1 << 80) - 1]
         with pytest.raises(SizeExceeded):
             run([big])
+
+
+@pytest.mark.parametrize("body,args", [
+    ("return sorted(xs, reverse=True)", ([3, 1, 2], True)),
+    ("return sorted(xs, reverse=r)", ([3, 1, 2], False)),
+    ("return [sorted(x, reverse=r) for x in [xs, xs]]", ([2, 1], True)),  # in a comprehension: the box
+])
+def test_sorted_in_reverse_charges_its_length(body, args):
+    src = f"def f(xs, r):\n    {body}\n"
+    n = len(args[0]) * (1 if "for" not in body else 2) + (2 if "for" in body else 0)
+    assert boundary(src, "f", *args) == n
+    for ints in ({}, {"f": frozenset({"xs#"})}):
+        prog = program(src, ints)
+        assert prog.call("f", args).value == plain(src)["f"](*args)
+        run = prog.function("f")
+        with WATCHDOG.session():
+            assert (run(*args), run.meter[0]) == (plain(src)["f"](*args), n)
