@@ -79,10 +79,11 @@ Charges (docs/language.md §4.6)
   set or dict comprehension over a `range` the same for every row (`_invariant_range`) is
   charged with the rows: len(range) once, times the rows. A generator passed to `sum`,
   `max` or `min` calls CPython's builtin directly (an unsized argument is charged nothing
-  by the builtin); `any(gen)` / `all(gen)` charge their sized source up front and refund what they did
-  not consume, when the elements themselves charge nothing. A generator that escapes its
-  statement (stored in a variable, passed to a helper or to zip/enumerate) is charged its
-  whole source when created, or evaluated eagerly (see `_Ex.v_GeneratorExp`).
+  by the builtin); `any(gen)` / `all(gen)` charge their sized source up front and refund
+  what they did not consume, when the elements themselves charge nothing. A generator
+  that escapes its statement (stored in a variable, passed to a helper or to
+  zip/enumerate) is charged its whole source when created, or evaluated eagerly (see
+  `_Ex.v_GeneratorExp`).
 - helper and lambda calls: one step each.
 - builtins over a sequence, `str.join`, `list.sort`, `x in y`: see racesl.runtime.builtins.
 
@@ -106,14 +107,14 @@ its length; one declared a Str (`p$`), its subscripts and the variables of loops
 comprehensions over it are flat (see below), and a character of it (such a variable, `p[i]`)
 grows a `+` by one, like a short literal. Ordinary variants do not trust that much: they
 are called by other bodies, whose arguments only the checker's inference vouches for.
-`a + b` is guarded only when neither side
-is a number or a small literal (a literal can only grow a value by its own size a step);
-`a * b` unless both are numbers and one a small int literal; `**` and `<<` unless bounded
-by literals; `%` unless the left side is a number; f-string values that are not numbers;
-`str.replace/zfill/join`, `list.extend/insert`, `*` unpacking in displays, slice
-assignment. Guards that pay are inlined with a type test in front (`(a % b) if
-_races_type(a) is _races_int else _races_g_mod(a, b)`; `s += t` on a str appends in place
-and checks the length after; `x * x` and `x * <literal>` of numbers test x once). See
+`a + b` is guarded only when neither side is a number or a small literal (a literal can
+only grow a value by its own size a step); `a * b` unless both are numbers and one a small
+int literal; `**` and `<<` unless bounded by literals; `%` unless the left side is a
+number; f-string values that are not numbers; `str.replace/zfill/join`,
+`list.extend/insert`, `*` unpacking in displays, slice assignment. Guards that pay are
+inlined with a type test in front (`(a % b) if _races_type(a) is _races_int else
+_races_g_mod(a, b)`; `s += t` on a str appends in place and checks the length after;
+`x * x` and `x * <literal>` of numbers test x once). See
 racesl.runtime.guards for the guards themselves.
 
 Comparisons and hashing (`_races_g_deep`, see `_Ex.v_Compare`): an operand is measured
@@ -763,36 +764,12 @@ def _fold_in(stmts) -> int:
     iteration up front. Nothing is folded when the body may `continue`."""
     if _has_break(stmts, ast.Continue):
         return 0
-    total = 0
-
-    def go(x):
-        nonlocal total
-        if isinstance(x, ast.Compare):
-            go(x.left)
-            go(x.comparators[0])
-            if len(x.ops) == 1 and isinstance(x.ops[0], (ast.In, ast.NotIn)):
-                n = _static_len(x.comparators[0])
-                if n:
-                    x._races_free = True
-                    total += n
-        elif isinstance(x, ast.UnaryOp):
-            go(x.operand)
-        elif isinstance(x, ast.BoolOp):
-            go(x.values[0])
-        elif isinstance(x, ast.BinOp):
-            go(x.left)
-            go(x.right)
-        elif isinstance(x, ast.IfExp):
-            go(x.test)
-
-    for s in stmts:
-        if isinstance(s, (ast.If, ast.While, ast.Assert)):
-            if isinstance(s, ast.While):
-                continue
-            go(s.test)
-        elif isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr)):
-            go(s.value)
-    return total
+    roots = [s.test for s in stmts if isinstance(s, (ast.If, ast.Assert))]
+    roots += [s.value for s in stmts if isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr))]
+    tests = _literal_tests(_unconditional(roots))
+    for t, _ in tests:
+        t._races_free = True
+    return sum(n for _, n in tests)
 
 
 class _Ex:
@@ -1755,17 +1732,17 @@ class _Fx:
             # costs when its turn comes is charged up front too (Σ len(row)), when every row
             # is one that would be charged whole and the budget covers them all
             n2 = self.tmp("n")
-            if isinstance(nested[3], str):
+            if isinstance(nested[3], str):  # Σ len(row), taken in the test
                 rows = ast.NamedExpr(target=_name(n2, True),
                                      value=_call("_races_rows_len", [_name(t), _name(nested[3])]))
+                rows_total = _name(n2)
             else:  # `[[… for c in range(w)] for row in src]`: the same inner length for every row
                 pre.append(_invariant_len(n2, n, nested[3], s))
                 rows = ast.BinOp(left=_name(n), op=ast.Mult(), right=_name(n2))
-                n2_total = _clone(rows)
+                rows_total = _clone(rows)
             test = ast.BoolOp(op=ast.And(), values=[test, ast.Compare(
                 left=rows, ops=[ast.LtE()], comparators=[ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))])])
-            total = ast.BinOp(left=_name(n), op=ast.Add(),
-                              right=_name(n2) if isinstance(nested[3], str) else n2_total)
+            total = ast.BinOp(left=_name(n), op=ast.Add(), right=rows_total)
         charge = _loc(ast.AugAssign(target=_name(LOC, True), op=ast.Sub(), value=total), s)
         return [*pre, _loc(ast.If(test=test, body=[charge, *wrap(fast)], orelse=wrap(slow)), s)]
 

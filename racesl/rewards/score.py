@@ -13,8 +13,8 @@ from racesl.lower.effects import fresh
 from racesl.rewards.libraries import library_for
 from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
 from racesl.rewards.parse import (_CLOSE, _OPEN, BALANCED, GOT_KIND, ITEM_THEN_REST, MAX_ANSWER, WANT_KIND, _parse,
-                                  balanced,
-                                  expected_value, extract_answer, item_end, matches, parse_labels, split_items)
+                                  balanced, expected_value, extract_answer, item_end, matches, parse_labels,
+                                  split_items)
 from racesl.runtime.contract import canonical, parse_literal
 
 

@@ -10,9 +10,10 @@ records the time; once the same call has been running for its wall limit the han
 raises `Timeout` — a `BaseException` — right there, at the next bytecode boundary of the
 body, which really stops `while True: pass` (but not one long C call: that is what the
 size guards are for, and what only a worker process — `WorkerPool` — can be killed out
-of). A call is stopped between `wall` and `wall + 2 * interval` seconds after it started. A tick that finds no instrumented frame
-does nothing, so code running outside calls is never interrupted by an exception (its
-blocking system calls see EINTR, which Python retries).
+of). A call is stopped between `wall` and `wall + 2 * interval` seconds after it started.
+A tick that finds no instrumented frame does nothing, so code running outside calls is
+never interrupted by an exception (its blocking system calls see EINTR, which Python
+retries).
 
 Leaving the outermost session disarms the timer and restores the previous SIGALRM handler
 and the previous `ITIMER_REAL` (less the time spent inside; fired at once if it expired
