@@ -224,7 +224,8 @@ class Library:
         """The environment's hot path, `run(x, *settings) -> value` with the steps in
         `run.meter[0]` (see `Program.function`), cached per thread (each has its own meter);
         a body that may mutate gets copies of its arguments, so callers can share values
-        freely. The arguments must conform to the environment's declared types."""
+        freely. The arguments must conform to the environment's declared types, refinements
+        included."""
         key = (env.pyname, wall, fuel, get_ident())
         fn = self._fns.get(key)
         if fn is None:

@@ -77,7 +77,11 @@ Charges (docs/language.md §4.6)
   (`_bounded_join`) takes the direct copy only for at most MAX_LEN // (L + len(sep))
   elements, and then calls `str.join` without measuring the text first. An inner list,
   set or dict comprehension over a `range` the same for every row (`_invariant_range`) is
-  charged with the rows: len(range) once, times the rows. A generator passed to `sum`,
+  charged with the rows: len(range) once, times the rows. Rows drawn whole, once each
+  (`[[… for x in row] for row in src]`, `[sum(row) for row in src]`, `[… for row in src for
+  x in row]`, and in entries `… for x in p[u]` with `u in range(len(p))`), are charged with
+  the source too: Σ len(row), measured in C when p's rows are declared sized and short
+  (ROWS). A generator passed to `sum`,
   `max` or `min` calls CPython's builtin directly (an unsized argument is charged nothing
   by the builtin); `any(gen)` / `all(gen)` charge their sized source up front and refund
   what they did not consume, when the elements themselves charge nothing. A generator
@@ -105,11 +109,17 @@ comprehension variables, its subscripts, and the names it is unpacked into; a pa
 declared a Str, List, Tuple, Dict or Set (`p#`) needs no type test before a builtin charges
 its length; one declared a Str (`p$`), its subscripts and the variables of loops and
 comprehensions over it are flat (see below), and a character of it (such a variable, `p[i]`)
-grows a `+` by one, like a short literal. Ordinary variants do not trust that much: they
-are called by other bodies, whose arguments only the checker's inference vouches for.
+grows a `+` by one, like a short literal. The refinements declared on the parameters
+count as well: an `Int` kept within ±2**63 (`p~`), List/Tuple elements kept so (`p[~`), a
+length kept at most MAX_LEN (`p#<`: a builtin over p is charged without a size test), rows
+of such lengths (`p[#`). Names every binding of which keeps within WORD_BITS bits (range
+and `enumerate` indices, `len`, `%` and `//` of such names, ...: `_bits`) are marked too.
+Ordinary variants do not trust parameters that much: they are called by other bodies,
+whose arguments only the checker's inference vouches for.
 `a + b` is guarded only when neither side is a number or a small literal (a literal can
-only grow a value by its own size a step); `a * b` unless both are numbers and one a small
-int literal; `**` and `<<` unless bounded by literals; `%` unless the left side is a
+only grow a value by its own size a step); `a * b`, `a ** k`, `a << k` not when the bits
+of their operands keep the result within MAX_INT_BITS (`_bits`), nor `a * b` when both are
+numbers and one a small int literal; `<<` unless bounded by a literal; `%` unless the left side is a
 number; f-string values that are not numbers; `str.replace/zfill/join`,
 `list.extend/insert`, `*` unpacking in displays, slice assignment. Guards that pay are
 inlined with a type test in front (`(a % b) if _races_type(a) is _races_int else
@@ -176,6 +186,19 @@ SIZED = "#"
 # `p + STR` in `int_params[f]`: parameter p of f holds a Str (trusted the same way)
 STR = "$"
 CHAR = "'"  # in the inference's set: a name that only ever holds a character of a Str parameter
+# `p + WORD` in `int_params[f]`: Int parameter p's declared refinement keeps it within
+# ±2**63 (trusted the same way); in the inference's set, any name that only ever holds an
+# int of at most WORD_BITS bits (see `_bits`)
+WORD = "~"
+# `p + ELEM_WORD` in `int_params[f]`: every element of List/Tuple parameter p is such an int
+ELEM_WORD = "[~"
+# `p + SHORT` in `int_params[f]`: sized parameter p's declared refinement keeps len(p) at most
+# MAX_LEN, so a builtin over p needs no size test (trusted the same way)
+SHORT = "#<"
+# `p + ROWS` in `int_params[f]`: every element of List/Tuple parameter p is a Str, List,
+# Tuple, Dict or Set of declared length at most MAX_LEN: Σ len(row) is `sum(map(len, p))`
+ROWS = "[#"
+WORD_BITS = 64
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -422,6 +445,80 @@ def _is_num(e, num) -> bool:
     return False
 
 
+def _bits(e, num) -> int | None:
+    """An upper bound on the bit length of the int `e` evaluates to (if it does not raise),
+    or None when unknown or not an int: int literals, names marked WORD in `num`, elements
+    of ELEM_WORD parameters, `len`, `ord`, `abs`, comparisons, and arithmetic of those
+    (a sum grows by one bit, a product adds, `%` is below its divisor, `//` and `>>` never
+    grow). `a * b` with known bounds adding up to at most MAX_INT_BITS needs no guard."""
+    if isinstance(e, ast.Constant):
+        v = e.value
+        return max(1, v.bit_length()) if type(v) in (int, bool) else None
+    if isinstance(e, ast.Name):
+        return WORD_BITS if e.id + WORD in num else None
+    if isinstance(e, ast.Subscript):
+        ok = (isinstance(e.value, ast.Name) and e.value.id + ELEM_WORD in num
+              and not isinstance(e.slice, ast.Slice))
+        return WORD_BITS if ok else None
+    if isinstance(e, ast.Compare):
+        return 1
+    if isinstance(e, ast.UnaryOp):
+        if isinstance(e.op, ast.Not):
+            return 1
+        b = _bits(e.operand, num)
+        return None if b is None else b + 1
+    if isinstance(e, (ast.IfExp, ast.BoolOp)):
+        parts = [e.body, e.orelse] if isinstance(e, ast.IfExp) else e.values
+        bs = [_bits(x, num) for x in parts]
+        return None if None in bs else max(bs)
+    if isinstance(e, ast.BinOp):
+        op, l = e.op, _bits(e.left, num)
+        if l is None:
+            return None
+        if isinstance(op, (ast.Pow, ast.LShift)):
+            k = e.right.value if isinstance(e.right, ast.Constant) else None
+            if type(k) is not int or not 0 <= k <= WORD_BITS:
+                return None
+            return (l * k if k else 1) if isinstance(op, ast.Pow) else l + k
+        r = _bits(e.right, num)
+        if r is None:
+            return None
+        if isinstance(op, (ast.Add, ast.Sub, ast.BitOr, ast.BitXor, ast.BitAnd)):
+            return max(l, r) + 1
+        if isinstance(op, ast.Mult):
+            return l + r
+        if isinstance(op, ast.Mod):
+            return r  # |a % b| < |b|
+        if isinstance(op, (ast.FloorDiv, ast.RShift)):
+            return l  # |a // b| <= |a| for an int b != 0
+        return None
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and not e.keywords:
+        f, args = e.func.id, e.args  # (builtin names cannot be rebound: E508)
+        if f == "len" and len(args) == 1:
+            return 63  # a length is a Py_ssize_t
+        if f == "ord" and len(args) == 1:
+            return 21
+        if f == "bool":
+            return 1
+        if f == "abs" and len(args) == 1:
+            return _bits(args[0], num)
+        if f in ("max", "min") and len(args) >= 2:
+            bs = [_bits(a, num) for a in args]
+            return None if None in bs else max(bs)
+    return None
+
+
+def _range_bits(it, num) -> int | None:
+    """The bits of the numbers `range(...)` (or `reversed(range(...))`) yields: at most
+    those of its arguments."""
+    if _is_call_to(it, {"reversed"}) and len(it.args) == 1:
+        it = it.args[0]
+    if not (_is_call_to(it, {"range"}) and 1 <= len(it.args) <= 3 and not it.keywords):
+        return None
+    bs = [_bits(a, num) for a in it.args]
+    return None if None in bs else max(bs)
+
+
 def _comp_nodes(c) -> list:
     """What a comprehension evaluates for each element drawn from its first source: the
     element (key and value), the conditions and the later sources."""
@@ -432,7 +529,7 @@ def _comp_nodes(c) -> list:
 def _minus(num, names) -> frozenset:
     """`num` inside a scope that binds `names` anew: neither they nor their elements are
     known numbers there."""
-    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR, CHAR)}
+    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR, CHAR, WORD, ELEM_WORD)}
 
 
 def _is_char(e, num) -> bool:
@@ -482,16 +579,19 @@ class _Scope:
         strs = {p for p in self.params if entry and p + STR in int_params}
         chars: dict[str, list[str]] = {}  # loop targets over a Str parameter: the names iterated
         binders: dict[str, list] = {p: [] for p in self.params}
+        bits: dict[str, list] = {p: [] for p in self.params}  # num → bit bound of each binding
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
 
-        def bind(name, is_num, is_fresh):
+        def bind(name, is_num, is_fresh, bits_of=lambda num: None):
             binders.setdefault(name, []).append(is_num)
+            bits.setdefault(name, []).append(bits_of)
             fresh.setdefault(name, []).append(is_fresh)
 
         def bind_target(t, v):
             if isinstance(t, ast.Name):
-                bind(t.id, lambda num, v=v: _is_num(v, num), v is not None and _is_fresh(v))
+                bind(t.id, lambda num, v=v: _is_num(v, num), v is not None and _is_fresh(v),
+                     lambda num, v=v: None if v is None else _bits(v, num))
                 if isinstance(v, ast.Lambda):
                     lambdas.add(t.id)
             elif isinstance(t, (ast.Tuple, ast.List)):
@@ -503,13 +603,15 @@ class _Scope:
                       and not any(isinstance(x, ast.Starred) for x in t.elts)):
                     for tt in t.elts:  # `a, b = p`, p a tuple of numbers
                         if isinstance(tt, ast.Name):
-                            bind(tt.id, lambda num, n=v.id: n + ELEMS in num, False)
+                            bind(tt.id, lambda num, n=v.id: n + ELEMS in num, False,
+                                 lambda num, n=v.id: WORD_BITS if n + ELEM_WORD in num else None)
                         else:
                             bind_target(tt, None)
                 elif _is_call_to(v, {"divmod"}) and len(t.elts) == 2 and len(v.args) == 2:
-                    for tt in t.elts:
+                    for tt in t.elts:  # (both parts within the larger argument's bits)
                         for n in _target_names(tt):
-                            bind(n, lambda num, a=v.args: all(_is_num(x, num) for x in a), False)
+                            bind(n, lambda num, a=v.args: all(_is_num(x, num) for x in a), False,
+                                 lambda num, a=v.args: _bits(ast.BoolOp(op=ast.Or(), values=a), num))
                 else:
                     for tt in t.elts:
                         bind_target(tt, None)
@@ -518,6 +620,8 @@ class _Scope:
 
         for p in self.params:
             binders[p].append((lambda num: True) if p in int_params else (lambda num: False))
+            word = entry and p + WORD in int_params
+            bits[p].append(lambda num, word=word: WORD_BITS if word else None)
 
         def visit(stmts):
             for s in stmts:
@@ -534,15 +638,17 @@ class _Scope:
                     it, tg = s.iter, s.target
                     if isinstance(tg, ast.Name) and (_is_call_to(it, {"range"}) or (
                             _is_call_to(it, {"reversed"}) and it.args and _is_call_to(it.args[0], {"range"}))):
-                        bind(tg.id, lambda num: True, False)
+                        bind(tg.id, lambda num: True, False, lambda num, it=it: _range_bits(it, num))
                     elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in elems:
-                        bind(tg.id, lambda num, n=it.id: n + ELEMS in num, False)
+                        bind(tg.id, lambda num, n=it.id: n + ELEMS in num, False,
+                             lambda num, n=it.id: WORD_BITS if n + ELEM_WORD in num else None)
                     elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in strs:
                         bind_target(tg, None)
                         chars.setdefault(tg.id, []).append(it.id)
                     elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
                           and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
-                        bind(tg.elts[0].id, lambda num: True, False)
+                        bind(tg.elts[0].id, lambda num: True, False,
+                             lambda num, it=it: 63 if len(it.args) == 1 and not it.keywords else None)
                         bind_target(tg.elts[1], None)
                     else:
                         bind_target(tg, None)
@@ -567,8 +673,22 @@ class _Scope:
                 if not all(b(num) for b in binders[name]):
                     num.discard(name)
                     changed = True
-        self.num = frozenset(num)
+        # ints of at most WORD_BITS bits: the greatest set of names every binding of which
+        # keeps within them when they do (an inductive invariant, as for `num` above)
+        words = {n + WORD for n in num if n in bits}
+        words |= {p + ELEM_WORD for p in elems & once if p + ELEM_WORD in int_params}
+        changed = True
+        while changed:
+            changed = False
+            known = frozenset(num | words)
+            for name in [n[:-len(WORD)] for n in words if n.endswith(WORD) and not n.endswith(ELEM_WORD)]:
+                if not all((b := f(known)) is not None and b <= WORD_BITS for f in bits[name]):
+                    words.discard(name + WORD)
+                    changed = True
+        self.num = frozenset(num | words)
         self.sized = frozenset(sized & once)
+        self.short = frozenset(p for p in self.sized if p + SHORT in int_params)
+        self.rows = frozenset(p for p in self.sized if p + ROWS in int_params)
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
 
@@ -850,17 +970,16 @@ class _Ex:
                     or _bounded_lit(right) or _is_char(left, num) or _is_char(right, num)):
                 return None  # (a character, like a short literal, grows a value by its size)
             return "_races_g_iadd" if inplace else "_races_g_add"
+        if isinstance(op, (ast.Mult, ast.Pow, ast.LShift)):
+            b = _bits(ast.BinOp(left=left, op=op, right=right), num)
+            if b is not None and b <= MAX_INT_BITS:
+                return None  # ints whose bounds keep the result small (`_bits`)
         if isinstance(op, ast.Mult):
             if _is_num(left, num) and _is_num(right, num) and (
                     _small_int_lit(left) or _small_int_lit(right)):
                 return None
             return "_races_g_imul" if inplace else "_races_g_mul"
         if isinstance(op, ast.Pow):
-            if (isinstance(left, ast.Constant) and isinstance(right, ast.Constant)
-                    and type(left.value) is int and type(right.value) is int
-                    and 0 <= right.value <= 64
-                    and left.value.bit_length() * right.value <= MAX_INT_BITS):
-                return None
             return "_races_g_pow"
         if isinstance(op, ast.LShift):
             if (_is_num(left, num) and isinstance(right, ast.Constant)
@@ -1217,6 +1336,8 @@ class _Ex:
         arg = e.args[0]
         known = isinstance(arg, ast.Name) and arg.id in self.fx.scope.sized  # (no type test)
         x = self.visit(arg)
+        if known and arg.id in self.fx.scope.short:
+            return self._charged_short(name, e, x, recv)
         t, n = self.fx.tmp("t"), self.fx.tmp("t")
         if known:
             size = _call("_races_len", [ast.NamedExpr(target=_name(t, True), value=x)])
@@ -1243,6 +1364,22 @@ class _Ex:
             body = _call("_races_" + name, [_name(t)])
         return _loc(ast.IfExp(test=ast.BinOp(left=fits, op=ast.BitAnd(), right=paid), body=body,
                               orelse=_call("_races_charge_fail", [_name(t), _name(n)])), e)
+
+    def _charged_short(self, name, e, x, recv):
+        """`_charged_inline` over a parameter whose declared length is at most MAX_LEN
+        (SHORT): no size test, and the name is read again instead of kept in a temporary —
+        `(_races_sum(p) if (_races_f := _races_f - _races_len(p)) >= 0 else
+        _races_charge_fail(p, _races_len(p)))`."""
+        size = _call("_races_len", [_clone(x)])
+        paid = ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
+                                              value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=size)),
+                           ops=[ast.GtE()], comparators=[_const(0)])
+        if recv is not None:
+            body = _call("_races_g_join", [recv, _clone(x)])
+        else:
+            body = _call("_races_" + name, [_clone(x)], self._kws(e.keywords))
+        return _loc(ast.IfExp(test=paid, body=body,
+                              orelse=_call("_races_charge_fail", [_clone(x), _clone(size)])), e)
 
     def _keyed(self, name, e):
         """`sorted(xs, key=lambda ...)`, `max/min(xs, key=lambda ...)`: the builtin calls the
@@ -1345,10 +1482,15 @@ class _Ex:
         for g in gens:  # targets over `range` or a name whose elements are numbers, or a Str
             names = _target_names(g.target)
             ranged.difference_update(names)
+            ranged.difference_update(n + WORD for n in names)
             chars.difference_update(names)
-            outer = _minus(self.num, bound)
+            outer = _minus(self.num, bound) | ranged
             if isinstance(g.target, ast.Name) and _iter_num(g.iter, outer):
                 ranged.add(g.target.id)
+                b = _range_bits(g.iter, outer) if _is_call_to(g.iter, {"range"}) else (
+                    WORD_BITS if g.iter.id + ELEM_WORD in outer else None)
+                if b is not None and b <= WORD_BITS:
+                    ranged.add(g.target.id + WORD)
             elif isinstance(g.target, ast.Name) and isinstance(g.iter, ast.Name) and g.iter.id + STR in outer:
                 chars.add(g.target.id)
             bound.update(names)
@@ -1363,8 +1505,8 @@ class _Ex:
 
         def source(g, ok, ex, first):
             it = g.iter
-            if first and getattr(e, "_races_src_free", False) and self.fx.src_fast:
-                return ex.visit(it)  # a range charged ahead for every row (`_invariant_range`)
+            if getattr(g, "_races_src_free", False) and self.fx.src_fast:
+                return ex.visit(it)  # charged ahead with the rows (`_Fx._nested_charge`)
             if first and hoisted is not None:  # charged ahead by the statement (`_hoist_source`)
                 src = _name(hoisted)
                 return src if self.fx.src_fast else _loc(_call("_races_tick_iter", [_name(BOX), src]), it)
@@ -1732,9 +1874,13 @@ class _Fx:
             # costs when its turn comes is charged up front too (Σ len(row)), when every row
             # is one that would be charged whole and the budget covers them all
             n2 = self.tmp("n")
-            if isinstance(nested[3], str):  # Σ len(row), taken in the test
-                rows = ast.NamedExpr(target=_name(n2, True),
-                                     value=_call("_races_rows_len", [_name(t), _name(nested[3])]))
+            if isinstance(nested[3], tuple):  # Σ len(row), taken in the test
+                sized, over = nested[3]
+                if over is not None:  # the rows of a parameter declared sized and short: in C
+                    size = _call("_races_sum", [_call("_races_map", [_name("_races_len"), _name(over)])])
+                else:
+                    size = _call("_races_rows_len", [_name(t), _name(sized)])
+                rows = ast.NamedExpr(target=_name(n2, True), value=size)
                 rows_total = _name(n2)
             else:  # `[[… for c in range(w)] for row in src]`: the same inner length for every row
                 pre.append(_invariant_len(n2, n, nested[3], s))
@@ -1836,32 +1982,74 @@ class _Fx:
                 and all(ok(a) for a in x.args))
 
     def _nested_charge(self, c, bound):
-        """What the element of `c = [E for row in src]` (one clause, no condition) charges
-        for `row` itself, when E is evaluated exactly once per row and its charge is
-        len(row): E an inner list, set or dict comprehension whose first source is `row`,
-        or a one-argument charging builtin of `row` (`sum(row)`, `sorted(row)`, ...).
-        Returns (node, mark, value, sized) — the mark makes the charged-ahead copy draw or
-        call directly; `sized` names the row types `_races_rows_len` may charge — or None."""
+        """What `c` charges for its rows besides its first source, when that is len(row) for
+        each row exactly once: `[E for row in src]` (no condition) with E an inner list, set
+        or dict comprehension whose first source is `row`, or a one-argument charging builtin
+        of `row` (`sum(row)`, `sorted(row)`, ...); or `[E for row in src for x in row]` (no
+        condition on the rows). With `src` a parameter whose rows are declared sized and short
+        (ROWS), the row may also be `src[u]` drawn by `for u in range(len(src))`. Returns
+        (node, mark, value, what) — the mark makes the charged-ahead copy draw or call
+        directly; `what` is (the row types `_races_rows_len` may charge, or None, and the
+        parameter whose rows are measured in C, or None) — or None. An inner comprehension
+        over a `range` the same for every row (`_invariant_range`) gives that range as
+        `what` instead."""
         g = c.generators[0]
-        if len(c.generators) != 1 or g.ifs or not isinstance(g.target, ast.Name) or isinstance(c, ast.DictComp):
+        if len(c.generators) > 2 or g.ifs or not isinstance(g.target, ast.Name) or isinstance(c, ast.DictComp):
             return None
-        row, e = g.target.id, c.elt
+        row, shadow = g.target.id, self.scope.locals | bound
+        if len(c.generators) == 2:  # the second clause draws from the row
+            g2 = c.generators[1]
+            over = self._row_source(g2.iter, row, g.iter, bound, _comp_nodes(c))
+            if over is None:
+                return None
+            ok = self.scope.list_ok(g2.iter, _comp_nodes(c), shadow)
+            return self._rows_charge(g2, ok, g.iter, over)
+        e = c.elt
         if isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp)):
             src = e.generators[0].iter
             if self._invariant_range(src, bound, _comp_nodes(c)):
-                return e, "_races_src_free", True, src
-            if not (isinstance(src, ast.Name) and src.id == row):
+                return e.generators[0], "_races_src_free", True, src
+            over = self._row_source(src, row, g.iter, bound, _comp_nodes(c))
+            if over is None:
                 return None
-            shadow = self.scope.locals | bound
             for gg in e.generators:
                 shadow = shadow | set(_target_names(gg.target))
             ok = self.scope.list_ok(src, _comp_nodes(e), shadow)
-            return e, "_races_src", row, "_races_EACH_SIZED_LIST" if ok else "_races_EACH_SIZED"
+            return self._rows_charge(e.generators[0], ok, g.iter, over)
         if (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in _INLINE_CHARGED
-                and e.func.id not in self.scope.locals | bound and not e.keywords and len(e.args) == 1
+                and e.func.id not in shadow and not e.keywords and len(e.args) == 1
                 and isinstance(e.args[0], ast.Name) and e.args[0].id == row):
-            return e, "_races_ahead", True, "_races_BUILTIN_SIZED"
+            return e, "_races_ahead", True, ("_races_BUILTIN_SIZED", self._rows_param(g.iter))
         return None
+
+    def _row_source(self, x, row, src, bound, nodes) -> str | None:
+        """Is `x` the row drawn by `for row in src`: `row` itself (returns "") or, with `src`
+        `range(len(p))` for a ROWS parameter p that `nodes` cannot resize, `p[row]`
+        (returns p)? Else None."""
+        if isinstance(x, ast.Name) and x.id == row:
+            return ""
+        shadow = self.scope.locals | bound
+        if not (isinstance(x, ast.Subscript) and isinstance(x.slice, ast.Name) and x.slice.id == row
+                and isinstance(x.value, ast.Name) and x.value.id in self.scope.rows
+                and x.value.id not in bound and _is_call_to(src, {"range"}) and "range" not in shadow
+                and len(src.args) == 1 and not src.keywords and _is_call_to(src.args[0], {"len"})):
+            return None
+        arg = src.args[0].args
+        if len(arg) == 1 and isinstance(arg[0], ast.Name) and arg[0].id == x.value.id \
+                and self.scope.list_ok(x.value, nodes, shadow):
+            return x.value.id
+        return None
+
+    def _rows_param(self, src) -> str | None:
+        return src.id if isinstance(src, ast.Name) and src.id in self.scope.rows else None
+
+    def _rows_charge(self, gen, ok, src, over):
+        """The `_nested_charge` of rows drawn by the clause `gen` (`ok`: nothing the rows'
+        elements do can change a row's length)."""
+        if over:  # `p[u]`: the parameter's own rows (`_row_source` found p not resized either)
+            return (gen, "_races_src_free", True, ("_races_EACH_SIZED_LIST", over)) if ok else None
+        sized = "_races_EACH_SIZED_LIST" if ok else "_races_EACH_SIZED"
+        return gen, "_races_src_free", True, (sized, self._rows_param(src) if ok else None)
 
     def s_Expr(self, s, fast):
         def build(s, ex):

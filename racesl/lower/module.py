@@ -11,7 +11,9 @@ import ast as py
 
 from racesl.check.model import CheckedModule
 from racesl.lower.emit import Emitter
-from racesl.lower.instrument import ELEMS, SIZED, STR
+from racesl.lower.instrument import ELEM_WORD, ELEMS, ROWS, SHORT, SIZED, STR, WORD, WORD_BITS
+from racesl.runtime.limits import MAX_LEN
+from racesl.sample.bounds import Bounds, IntRange, extract
 from racesl.syntax import ast as A
 from racesl.types import types as T
 
@@ -74,6 +76,73 @@ def has_int_elems(t: T.Type | None) -> bool:
     return bool(elems) and all(isinstance(T.shape(e), (T.IntT, T.BoolT)) for e in elems)
 
 
+def declared_bounds(t: T.Type | None) -> Bounds:
+    """What the refinements written on `t` itself promise about its values (through aliases
+    and newtypes; not its elements' own refinements): `racesl.sample.bounds`' sound reading."""
+    preds = []
+    while t is not None:
+        preds.extend(T.preds(t))
+        s = T.shape(t)
+        t = s.underlying if isinstance(s, T.NewT) else None
+    return extract(preds)
+
+
+def _word(r: IntRange | None) -> bool:
+    """Does the range keep an int within WORD_BITS bits?"""
+    limit = 1 << (WORD_BITS - 1)
+    return r is not None and r.lo is not None and r.hi is not None and -limit < r.lo and r.hi < limit
+
+
+def is_word(t: T.Type | None) -> bool:
+    """An Int whose declared refinement keeps it within WORD_BITS bits."""
+    return is_int(t) and _word(declared_bounds(t).value)
+
+
+def has_word_elems(t: T.Type | None) -> bool:
+    """A List or Tuple of numbers (`has_int_elems`) each of which is such an int, by its own
+    refinement or by the container's (`all(0 <= x <= 9 for x in it)`)."""
+    if not has_int_elems(t):
+        return False
+    outer = declared_bounds(t).elem
+    s = T.shape(T.unwrap(t))
+    elems = (s.elem,) if isinstance(s, T.ListT) else s.elems
+    for e in elems:
+        r = declared_bounds(e).value
+        if outer is not None:
+            r = r.meet(outer.value)
+        if not (isinstance(T.shape(e), T.BoolT) or _word(r)):
+            return False
+    return True
+
+
+def is_short(t: T.Type | None, outer: Bounds | None = None) -> bool:
+    """A sized value whose declared length is at most MAX_LEN: a Tuple, or by its refinement
+    (or `outer`'s: what its container's refinement says of each element)."""
+    if not is_sized(t):
+        return False
+    s = T.shape(T.unwrap(t))
+    if isinstance(s, T.TupleT):
+        return len(s.elems) <= MAX_LEN
+    r = declared_bounds(t).length
+    if outer is not None:
+        r = r.meet(outer.length)
+    return r.hi is not None and r.hi <= MAX_LEN
+
+
+def has_short_rows(t: T.Type | None) -> bool:
+    """A List or Tuple (through newtypes) each element of which `is_short`, by its own
+    refinement or by the container's (`all(len(row) <= 9 for row in it)`)."""
+    s = None if t is None else T.shape(T.unwrap(t))
+    if isinstance(s, T.ListT):
+        elems = (s.elem,)
+    elif isinstance(s, T.TupleT) and s.elems:
+        elems = s.elems
+    else:
+        return False
+    outer = declared_bounds(t).elem
+    return all(is_short(e, outer) for e in elems)
+
+
 class Lowered:
     """The Python module for one `.races` module, plus what the runtime needs to run it."""
 
@@ -100,7 +169,11 @@ class Lowered:
                 [p for p, t in zip(params, types) if is_int(t)]
                 + [p + ELEMS for p, t in zip(params, types) if has_int_elems(t)]
                 + [p + SIZED for p, t in zip(params, types) if is_sized(t)]
-                + [p + STR for p, t in zip(params, types) if isinstance(T.shape(T.unwrap(t)), T.StrT)])
+                + [p + STR for p, t in zip(params, types) if isinstance(T.shape(T.unwrap(t)), T.StrT)]
+                + [p + WORD for p, t in zip(params, types) if is_word(t)]
+                + [p + ELEM_WORD for p, t in zip(params, types) if has_word_elems(t)]
+                + [p + SHORT for p, t in zip(params, types) if is_short(t)]
+                + [p + ROWS for p, t in zip(params, types) if has_short_rows(t)])
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):

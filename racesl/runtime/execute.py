@@ -175,8 +175,8 @@ class Program:
         defaults hold `fuel`, `wall` and the meter: a call costs what a call of the plain
         body costs. Each `function()` returns a new copy with its own meter, which is also
         its fuel box while it runs: keep one per thread. Pass values of the declared
-        parameter types (`Library` callers check them): the entry leaves out guards those
-        types make needless. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
+        parameter types, refinements included (`Library` callers check them): the entry
+        leaves out guards those types make needless. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
         SizeExceeded, RecursionCut; `.status` is the Outcome status) or an ordinary
         exception (use `classify(exc)`); the meter then holds no step count. The wall limit
         applies on the main thread inside `WATCHDOG.session()` — open one around the

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from racesl.lower.instrument import (
-    BOX, DEPTH, LINEMAP_TAG, _Scope, instrument, line_map, lower_to_source,
+    BOX, DEPTH, LINEMAP_TAG, _bits, _Scope, instrument, line_map, lower_to_source,
 )
 from racesl.runtime import Program
 from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
@@ -100,7 +100,7 @@ def test_number_inference(src, expect):
     fn = mod(src).body[0]
     ints = frozenset(p for p in ("n", "k", "a", "b") if p in {a.arg for a in fn.args.args})
     scope = _Scope(fn, ints, frozenset({"f"}))
-    assert set(scope.num) == expect
+    assert {n for n in scope.num if n.isidentifier()} == expect
 
 
 @pytest.mark.parametrize("src,guarded", [
@@ -362,3 +362,68 @@ def test_sorted_in_reverse_is_charged_inline(call, inline):
     text = lower_to_source(mod(f"def g(r):\n    return r\n\ndef f(xs, r):\n    return {call}\n"))
     entry = text[text.index("def _races_entry__f"):]
     assert ("_races_bi_sorted" not in entry and "_races_charge_fail" in entry) == inline, entry
+
+
+# ------------------------------------------------------------------ ints of known width
+
+@pytest.mark.parametrize("expr,bits", [
+    ("5", 3), ("0", 1), ("True", 1), ("-5", 4), ("2 ** 10", 20), ("2 ** 70", None), ("'a'", None), ("1.5", None),
+    ("n", 64), ("m", None), ("xs[i]", 64), ("xs[1:]", None), ("ys[0]", None),
+    ("n + 1", 65), ("n - n", 65), ("n * n", 128), ("n * m", None), ("n ** 3", 192), ("n ** k", None),
+    ("n << 4", 68), ("n >> m", None), ("m % n", None), ("n % 7", 3), ("n // m", None), ("n // 7", 64),
+    ("len(m)", 63), ("ord(m)", 21), ("abs(n)", 64), ("max(n, 3)", 64), ("max(n, m)", None),
+    ("n < m", 1), ("not m", 1), ("n if m else 7", 64), ("n and 3", 64), ("n / 2", None),
+])
+def test_bit_bounds(expr, bits):
+    b = _bits(ast.parse(expr, mode="eval").body, frozenset({"n", "n~", "xs[~", "m", "k"}))
+    assert b == bits
+
+
+@pytest.mark.parametrize("src,words", [
+    # parameters declared within 64 bits, and names every binding keeps within them
+    ("def f(n):\n    return n\n", {"n"}),
+    ("def f(n):\n    while n > 9:\n        n = n // 10\n    return n\n", {"n"}),
+    ("def f(n):\n    x = n % 10\n    y = x * x\n    return y\n", {"n", "x"}),  # (y: 128 bits)
+    ("def f(s):\n    for i in range(len(s)):\n        j = i // 2\n    return 0\n", {"i", "j"}),
+    ("def f(s):\n    for i, c in enumerate(s):\n        pass\n    return 0\n", {"i"}),
+    ("def f(n):\n    q, r = divmod(n, 10)\n    return q\n", {"n", "q", "r"}),
+    ("def f(xs):\n    for x in xs:\n        pass\n    a, b = xs\n    return 0\n", {"x", "a", "b"}),
+    # growth without a bound: a counter, a doubling, a product's accumulator
+    ("def f(n):\n    x = 0\n    while x < n:\n        x = x + 1\n    return x\n", {"n"}),
+    ("def f(n):\n    p = 1\n    for i in range(n):\n        p *= 2\n    return p\n", {"n", "i"}),
+    ("def f(s):\n    for i, c in enumerate(s, 10 ** 30):\n        pass\n    return 0\n", set()),
+    # a parameter bound again to something unknown
+    ("def f(n, m):\n    n = m\n    return n\n", set()),
+])
+def test_word_inference(src, words):
+    fn = mod(src).body[0]
+    scope = _Scope(fn, frozenset({"n", "m", "n~", "xs[]", "xs[~"}), frozenset({"f"}), True)
+    assert {w[:-1] for w in scope.num if w.endswith("~") and not w.endswith("[~")} == words
+    # ordinary variants trust no declared parameter
+    plain = _Scope(fn, frozenset({"n", "m", "n~", "xs[]", "xs[~"}), frozenset({"f"}))
+    assert not {"n~", "x~", "a~"} & plain.num
+
+
+@pytest.mark.parametrize("src,entry_guards", [
+    ("def f(n, k):\n    return n * k % 7\n", []),
+    ("def f(n, k):\n    return n ** 2 + (n << 5)\n", []),
+    ("def f(n, k):\n    return [(n + i) * (k - j) for i in range(n) for j in range(k)]\n", []),
+    ("def f(n, xs):\n    return [x * x * n for x in xs]\n", []),
+    # a product that could pass MAX_INT_BITS, or of an undeclared int, keeps its guard
+    ("def f(n, k):\n    return n ** 64 * n ** 64 * n\n", ["_races_g_mul"]),
+    ("def f(n, k, m):\n    return n * m\n", ["_races_g_mul"]),
+])
+def test_products_of_declared_ints_need_no_guard(src, entry_guards):
+    params = {"n", "k", "m", "n~", "k~", "xs[]", "xs[~"}
+    assert sorted(set(guards_in(src, "_races_entry__f", params))) == entry_guards
+    if "m" not in src:
+        assert guards_in(src, "f", params) != []  # the ordinary variant keeps them
+
+
+def test_unguarded_products_compute_what_cpython_computes():
+    src = "def f(n, k):\n    return [n * k, n ** 3, (n + 1) * (k - 1), n << 60]\n"
+    ints = {"f": frozenset({"n", "k", "n~", "k~"})}
+    prog = Program.from_module(mod(src), "t", int_params=ints)
+    run = prog.function("f")
+    for n, k in ((2 ** 62, -(2 ** 62)), (0, 5), (-7, 3)):
+        assert run(n, k) == [n * k, n ** 3, (n + 1) * (k - 1), n << 60]

@@ -4,6 +4,7 @@ the budget (both in the precharged fast paths and in the ticking slow copies).""
 from __future__ import annotations
 
 import ast
+import copy
 
 import pytest
 
@@ -728,3 +729,86 @@ def test_sorted_in_reverse_charges_its_length(body, args):
         run = prog.function("f")
         with WATCHDOG.session():
             assert (run(*args), run.meter[0]) == (plain(src)["f"](*args), n)
+
+
+# ------------------------------------------------------------------ declared lengths and rows
+
+SHORT_ROWS = frozenset({"g#", "g#<", "g[#", "xs#", "xs#<"})
+
+
+@pytest.mark.parametrize("src,args,expected", [
+    # rows of a parameter declared sized and short: Σ len(row) measured in C
+    ("def f(g):\n    return [[x + 1 for x in row] for row in g]\n", ([[1, 2], [], [3]],), 3 + 3),
+    ("def f(g):\n    return [sum(row) for row in g]\n", ([[1, 2], [], [3]],), 3 + 3),
+    # two clauses, the second over the row (a condition on it filters elements, not rows)
+    ("def f(g):\n    return [x for row in g for x in row]\n", ([[1, 2], [3]],), 2 + 3),
+    ("def f(g):\n    return len(set(x for row in g for x in row if x != 0))\n", ([[0, 2], [2, 3]],), 2 + 4),
+    # the row drawn by index, `g[u]` for `u in range(len(g))`
+    ("def f(g):\n    return [[v for v in g[u] if (u + v) % 2 == 0] for u in range(len(g))]\n",
+     ([[1], [0, 2], [1]],), 3 + 4),
+    ("def f(g):\n    return [(u, v) for u in range(len(g)) for v in g[u] if u < v]\n", ([[1], [0, 2], [1]],), 3 + 4),
+    # not these: a condition on the rows, another list's length, rows the elements resize
+    ("def f(g):\n    return [[v for v in g[u]] for u in range(len(g)) if u]\n", ([[1], [0, 2], [1]],), 3 + 3),
+    ("def f(g, xs):\n    return [[v for v in g[u]] for u in range(len(xs))]\n", ([[1], [0, 2], [1]], [0, 0]), 2 + 3),
+])
+def test_rows_of_declared_parameters_keep_the_exact_boundary(src, args, expected):
+    ints = {"f": SHORT_ROWS}
+    assert boundary(src, "f", *args, int_params=ints) == expected
+    for via_source in (False, True):
+        prog = program(src, ints, via_source=via_source)
+        want = plain(src)["f"](*copy.deepcopy(args))
+        with WATCHDOG.session():
+            for fuel in (expected, 10_000):  # the exact budget, and one the charge ahead fits in
+                run = prog.function("f", fuel=fuel)
+                assert (run(*copy.deepcopy(args)), run.meter[0]) == (want, expected)
+            with pytest.raises(FuelOut):
+                prog.function("f", fuel=expected - 1)(*copy.deepcopy(args))
+
+
+def test_rows_in_c_only_for_declared_parameters():
+    src = "def f(g):\n    return [x for row in g for x in row]\n"
+    entry = lambda ints: (lambda t: t[t.index("def _races_entry__f"):])(
+        lower_to_source(ast.parse(src), int_params={"f": ints}))
+    assert "_races_map(_races_len, g)" in entry(SHORT_ROWS)
+    assert "_races_rows_len(" in entry(frozenset({"g#"}))  # rows unknown: measured and tested
+
+
+@pytest.mark.parametrize("body,args,n", [
+    ("return sorted(xs)", ([3, 1, 2],), 3),
+    ("return max(xs) - min(xs)", ([3, 1, 2],), 6),
+    ("return '-'.join(xs)", (["a", "bc"],), 2),
+    ("return len(set(xs))", ([1, 1, 2],), 3),
+])
+def test_builtins_over_parameters_declared_short_charge_without_a_size_test(body, args, n):
+    src = f"def f(xs):\n    {body}\n"
+    ints = {"f": SHORT_ROWS}
+    text = lower_to_source(ast.parse(src), int_params=ints)
+    entry = text[text.index("def _races_entry__f"):]
+    assert "100000" not in entry and "_races_len(xs)" in entry
+    prog = program(src, ints)
+    with WATCHDOG.session():
+        for fuel in (n, 10_000):
+            run = prog.function("f", fuel=fuel)
+            assert (run(*args), run.meter[0]) == (plain(src)["f"](*args), n)
+        with pytest.raises(FuelOut):
+            prog.function("f", fuel=n - 1)(*args)
+
+
+@pytest.mark.parametrize("src", [
+    "def f(g):\n    return [x for row in g for x in row if row.pop() or True]\n",
+    "def f(g):\n    return [[v for v in g[u] if g[u].pop() or True] for u in range(len(g))]\n",
+])
+def test_rows_the_elements_resize_are_drawn_one_by_one(src):
+    ints = {"f": SHORT_ROWS}
+    assert "_races_map" not in lower_to_source(ast.parse(src), int_params=ints)
+    g = [[1, 2, 3]]
+    want = plain(src)["f"](copy.deepcopy(g))
+    prog = program(src, ints)
+    with WATCHDOG.session():
+        for fuel, ok in ((3, True), (2, False), (10_000, True)):
+            run = prog.function("f", fuel=fuel)
+            if ok:
+                assert (run(copy.deepcopy(g)), run.meter[0]) == (want, 3)  # 1 row + 2 elements drawn
+            else:
+                with pytest.raises(FuelOut):
+                    run(copy.deepcopy(g))
