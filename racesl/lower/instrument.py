@@ -123,7 +123,8 @@ numbers and one a small int literal; `<<` unless bounded by a literal; `%` unles
 number; f-string values that are not numbers; `str.replace/zfill/join`,
 `list.extend/insert`, `*` unpacking in displays, slice assignment. Guards that pay are
 inlined with a type test in front (`(a % b) if _races_type(a) is _races_int else
-_races_g_mod(a, b)`; `s += t` on a str appends in place and checks the length after;
+_races_g_mod(a, b)`; `s += t` on a str appends in place and checks the length after, with
+no type test for a name that only ever holds a str (`_is_str`), nor in `x in s`;
 `x * x` and `x * <literal>` of numbers test x once). See
 racesl.runtime.guards for the guards themselves.
 
@@ -183,7 +184,8 @@ ELEMS = "[]"
 # `p + SIZED` in `int_params[f]`: parameter p of f holds a Str, List, Tuple, Dict or Set (trusted
 # the same way): `len(p)` works and a builtin over p is charged len(p) with no type test
 SIZED = "#"
-# `p + STR` in `int_params[f]`: parameter p of f holds a Str (trusted the same way)
+# `p + STR` in `int_params[f]`: parameter p of f holds a Str (trusted the same way); in the
+# inference's set, also a local that only ever holds a str (`_is_str`)
 STR = "$"
 CHAR = "'"  # in the inference's set: a name that only ever holds a character of a Str parameter
 # `p + WORD` in `int_params[f]`: Int parameter p's declared refinement keeps it within
@@ -508,6 +510,35 @@ def _bits(e, num) -> int | None:
     return None
 
 
+_STR_METHODS = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "replace", "join", "zfill",
+                          "title", "capitalize", "swapcase", "center", "ljust", "rjust"})
+
+
+def _is_str(e, num) -> bool:
+    """Whether `e` can only evaluate to a str (or raise): str literals and f-strings, names
+    marked STR in `num`, their characters and slices, `str chr hex bin`, str-only methods,
+    `+ * %` with a str operand (a str with anything else is a str or a TypeError)."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, str)
+    if isinstance(e, ast.JoinedStr):
+        return True
+    if isinstance(e, ast.Name):
+        return e.id + STR in num
+    if isinstance(e, ast.Subscript):
+        return _is_str(e.value, num)
+    if isinstance(e, ast.BinOp):
+        if isinstance(e.op, (ast.Add, ast.Mult)):
+            return _is_str(e.left, num) or _is_str(e.right, num)
+        return isinstance(e.op, ast.Mod) and _is_str(e.left, num)
+    if isinstance(e, ast.IfExp):
+        return _is_str(e.body, num) and _is_str(e.orelse, num)
+    if isinstance(e, ast.Call):
+        f = e.func  # (builtin names cannot be rebound: E508; only a str has these methods)
+        return (isinstance(f, ast.Name) and f.id in ("str", "chr", "hex", "bin")
+                or isinstance(f, ast.Attribute) and f.attr in _STR_METHODS)
+    return False
+
+
 def _range_bits(it, num) -> int | None:
     """The bits of the numbers `range(...)` (or `reversed(range(...))`) yields: at most
     those of its arguments."""
@@ -580,18 +611,21 @@ class _Scope:
         chars: dict[str, list[str]] = {}  # loop targets over a Str parameter: the names iterated
         binders: dict[str, list] = {p: [] for p in self.params}
         bits: dict[str, list] = {p: [] for p in self.params}  # num → bit bound of each binding
+        texts: dict[str, list] = {p: [] for p in self.params}  # num → whether each binds a str
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
 
-        def bind(name, is_num, is_fresh, bits_of=lambda num: None):
+        def bind(name, is_num, is_fresh, bits_of=lambda num: None, is_str=lambda num: False):
             binders.setdefault(name, []).append(is_num)
             bits.setdefault(name, []).append(bits_of)
+            texts.setdefault(name, []).append(is_str)
             fresh.setdefault(name, []).append(is_fresh)
 
         def bind_target(t, v):
             if isinstance(t, ast.Name):
                 bind(t.id, lambda num, v=v: _is_num(v, num), v is not None and _is_fresh(v),
-                     lambda num, v=v: None if v is None else _bits(v, num))
+                     lambda num, v=v: None if v is None else _bits(v, num),
+                     lambda num, v=v: v is not None and _is_str(v, num))
                 if isinstance(v, ast.Lambda):
                     lambdas.add(t.id)
             elif isinstance(t, (ast.Tuple, ast.List)):
@@ -622,6 +656,7 @@ class _Scope:
             binders[p].append((lambda num: True) if p in int_params else (lambda num: False))
             word = entry and p + WORD in int_params
             bits[p].append(lambda num, word=word: WORD_BITS if word else None)
+            texts[p].append(lambda num, p=p: p in strs)  # (declared, and never bound again)
 
         def visit(stmts):
             for s in stmts:
@@ -632,8 +667,8 @@ class _Scope:
                     bind_target(s.target, s.value)
                 elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
                     t = s.target
-                    bind(t.id, lambda num, e=ast.BinOp(_name(t.id), s.op, s.value): _is_num(e, num),
-                         True)
+                    e = ast.BinOp(_name(t.id), s.op, s.value)
+                    bind(t.id, lambda num, e=e: _is_num(e, num), True, is_str=lambda num, e=e: _is_str(e, num))
                 elif isinstance(s, ast.For):
                     it, tg = s.iter, s.target
                     if isinstance(tg, ast.Name) and (_is_call_to(it, {"range"}) or (
@@ -643,8 +678,10 @@ class _Scope:
                         bind(tg.id, lambda num, n=it.id: n + ELEMS in num, False,
                              lambda num, n=it.id: WORD_BITS if n + ELEM_WORD in num else None)
                     elif isinstance(tg, ast.Name) and isinstance(it, ast.Name) and it.id in strs:
-                        bind_target(tg, None)
+                        bind(tg.id, lambda num: False, False, is_str=lambda num: True)
                         chars.setdefault(tg.id, []).append(it.id)
+                    elif isinstance(tg, ast.Name) and isinstance(it, ast.Name):  # over a str local?
+                        bind(tg.id, lambda num: False, False, is_str=lambda num, n=it.id: n + STR in num)
                     elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
                           and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
                         bind(tg.elts[0].id, lambda num: True, False,
@@ -685,7 +722,17 @@ class _Scope:
                 if not all((b := f(known)) is not None and b <= WORD_BITS for f in bits[name]):
                     words.discard(name + WORD)
                     changed = True
-        self.num = frozenset(num | words)
+        # names that only ever hold a str: the greatest set closed the same way
+        texts_known = {n + STR for n in texts}
+        changed = True
+        while changed:
+            changed = False
+            known = frozenset(num | texts_known)
+            for name in [n[:-len(STR)] for n in texts_known]:
+                if not all(f(known) for f in texts[name]):
+                    texts_known.discard(name + STR)
+                    changed = True
+        self.num = frozenset(num | words | texts_known)
         self.sized = frozenset(sized & once)
         self.short = frozenset(p for p in self.sized if p + SHORT in int_params)
         self.rows = frozenset(p for p in self.sized if p + ROWS in int_params)
@@ -1207,6 +1254,8 @@ class _Ex:
             self.local = True
             if n is not None:  # literal: charge its known length
                 dec, val = _const(n), c
+            elif isinstance(c, ast.Name) and c.id + STR in self.num:  # a str: its length
+                dec, val = _call("_races_len", [_clone(c)]), c
             else:
                 t = self.fx.tmp("t")  # (len(t) if type(t := c) in {str, list, tuple} else 0)
                 dec = ast.IfExp(
@@ -2117,6 +2166,8 @@ class _Fx:
             big = _loc(ast.If(test=ast.Compare(left=_call("_races_len", [_name(x)]), ops=[ast.Gt()],
                                                comparators=[_const(MAX_LEN)]),
                               body=[ast.Expr(value=_call("_races_g_post", [_name(x)]))], orelse=[]), s)
+            if x + STR in ex.num:  # known to hold a str
+                return [aug, big]
             other = _loc(ast.Assign(targets=[_name(x, True)], value=_call(guard, [_name(x), value])), s)
             return [_loc(ast.If(test=ex._is_type(_name(x), "_races_str"), body=[aug, big],
                                 orelse=[other]), s)]

@@ -427,3 +427,38 @@ def test_unguarded_products_compute_what_cpython_computes():
     run = prog.function("f")
     for n, k in ((2 ** 62, -(2 ** 62)), (0, 5), (-7, 3)):
         assert run(n, k) == [n * k, n ** 3, (n + 1) * (k - 1), n << 60]
+
+
+# ------------------------------------------------------------------ names that hold a str
+
+@pytest.mark.parametrize("src,texts", [
+    ("def f(s):\n    out = ''\n    for c in s:\n        out += c\n    return out\n", {"out"}),
+    ("def f(n):\n    out = ''\n    for i in range(n):\n        out = out + str(i) + '-'\n    return out\n", {"out"}),
+    ("def f(s):\n    t = f'{s}!'\n    u = t[1:] * 2\n    v = u.upper() if u else 'x'\n    return v\n", {"t", "u", "v"}),
+    ("def f(s):\n    t = 'ab'\n    for c in t:\n        pass\n    return c\n", {"t", "c"}),
+    # another kind of value in any binding, or a parameter (undeclared here)
+    ("def f(s):\n    out = ''\n    out = [out]\n    return out\n", set()),
+    ("def f(s):\n    out = s\n    out += 'x'\n    return out\n", set()),
+    # (a str plus anything else is a str or a TypeError)
+    ("def f(xs):\n    out = ''\n    for x in xs:\n        out += x\n    return out\n", {"out"}),
+])
+def test_str_inference(src, texts):
+    scope = _Scope(mod(src).body[0], frozenset(), frozenset({"f"}))
+    assert {n[:-1] for n in scope.num if n.endswith("$")} == texts
+
+
+def test_a_str_local_grows_and_is_searched_without_type_tests():
+    src = "def f(s, n):\n    out = ''\n    for c in s:\n        if c not in out:\n            out += c * n\n    return out\n"
+    text = lower_to_source(mod(src), int_params={"f": frozenset({"n"})})
+    assert "_races_type(out)" not in text and "_races_len(out)" in text
+    prog = Program.from_source(text, "x")
+    for s, n in (("banana", 2), ("", 3), ("abcabc", 1)):
+        out = prog.call("f", (s, n))
+        assert out.value == "".join(c * n for c in dict.fromkeys(s))
+        # each iteration: 1, plus the length of `out` searched
+        want, grown = 0, ""
+        for c in s:
+            want += 1 + len(grown)
+            if c not in grown:
+                grown += c * n
+        assert out.steps == want
