@@ -539,6 +539,33 @@ def _is_str(e, num) -> bool:
     return False
 
 
+_SIZED_CALLS = frozenset({"list", "tuple", "set", "dict", "sorted", "str", "chr", "hex", "bin"})
+_SIZED_METHODS = _STR_METHODS | {"keys", "values", "items", "split", "copy"}
+
+
+def _is_sized(e, num, sized) -> bool:
+    """Whether `e` can only evaluate to a value `len` takes without fail (a str, list, tuple,
+    dict, set or dict view; not a range, whose length may not fit) — or raise: displays,
+    comprehensions, names in `sized`, slices, `+` and `*` of such values, strs (`_is_str`),
+    `list tuple set dict sorted` calls, and methods only those values have."""
+    if isinstance(e, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)):
+        return True
+    if isinstance(e, ast.Name):
+        return e.id in sized
+    if isinstance(e, ast.Subscript):
+        return isinstance(e.slice, ast.Slice) and _is_sized(e.value, num, sized)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mult)):
+        return _is_sized(e.left, num, sized) or _is_sized(e.right, num, sized)
+    if isinstance(e, ast.IfExp):
+        return _is_sized(e.body, num, sized) and _is_sized(e.orelse, num, sized)
+    if isinstance(e, ast.Call):
+        f = e.func  # (builtin names cannot be rebound: E508)
+        if (isinstance(f, ast.Name) and f.id in _SIZED_CALLS
+                or isinstance(f, ast.Attribute) and f.attr in _SIZED_METHODS):
+            return True
+    return _is_str(e, num)
+
+
 def _range_bits(it, num) -> int | None:
     """The bits of the numbers `range(...)` (or `reversed(range(...))`) yields: at most
     those of its arguments."""
@@ -607,25 +634,30 @@ class _Scope:
         self.params = [a.arg for a in fn.args.args]
         elems = {p for p in self.params if entry and p + ELEMS in int_params}
         sized = {p for p in self.params if entry and p + SIZED in int_params}
+        declared_sized: set[str] = set()  # those never bound again (known once all bindings are)
         strs = {p for p in self.params if entry and p + STR in int_params}
         chars: dict[str, list[str]] = {}  # loop targets over a Str parameter: the names iterated
         binders: dict[str, list] = {p: [] for p in self.params}
         bits: dict[str, list] = {p: [] for p in self.params}  # num → bit bound of each binding
         texts: dict[str, list] = {p: [] for p in self.params}  # num → whether each binds a str
+        sizes: dict[str, list] = {p: [] for p in self.params}  # (num, sized) → whether ... sized
         fresh: dict[str, list[bool]] = {p: [False] for p in self.params}
         lambdas: set[str] = set()
 
-        def bind(name, is_num, is_fresh, bits_of=lambda num: None, is_str=lambda num: False):
+        def bind(name, is_num, is_fresh, bits_of=lambda num: None, is_str=lambda num: False,
+                 is_sized=lambda num, sized: False):
             binders.setdefault(name, []).append(is_num)
             bits.setdefault(name, []).append(bits_of)
             texts.setdefault(name, []).append(is_str)
+            sizes.setdefault(name, []).append(is_sized)
             fresh.setdefault(name, []).append(is_fresh)
 
         def bind_target(t, v):
             if isinstance(t, ast.Name):
                 bind(t.id, lambda num, v=v: _is_num(v, num), v is not None and _is_fresh(v),
                      lambda num, v=v: None if v is None else _bits(v, num),
-                     lambda num, v=v: v is not None and _is_str(v, num))
+                     lambda num, v=v: v is not None and _is_str(v, num),
+                     lambda num, sized, v=v: v is not None and _is_sized(v, num, sized))
                 if isinstance(v, ast.Lambda):
                     lambdas.add(t.id)
             elif isinstance(t, (ast.Tuple, ast.List)):
@@ -657,6 +689,7 @@ class _Scope:
             word = entry and p + WORD in int_params
             bits[p].append(lambda num, word=word: WORD_BITS if word else None)
             texts[p].append(lambda num, p=p: p in strs)  # (declared, and never bound again)
+            sizes[p].append(lambda num, sized, p=p: p in declared_sized)
 
         def visit(stmts):
             for s in stmts:
@@ -668,7 +701,8 @@ class _Scope:
                 elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
                     t = s.target
                     e = ast.BinOp(_name(t.id), s.op, s.value)
-                    bind(t.id, lambda num, e=e: _is_num(e, num), True, is_str=lambda num, e=e: _is_str(e, num))
+                    bind(t.id, lambda num, e=e: _is_num(e, num), True, is_str=lambda num, e=e: _is_str(e, num),
+                         is_sized=lambda num, sized, e=e: _is_sized(e, num, sized))
                 elif isinstance(s, ast.For):
                     it, tg = s.iter, s.target
                     if isinstance(tg, ast.Name) and (_is_call_to(it, {"range"}) or (
@@ -700,6 +734,7 @@ class _Scope:
         self.lambdas = frozenset(lambdas)
         # what a parameter's declared type says holds only while it is never bound again
         once = {p for p in self.params if len(binders[p]) == 1}
+        declared_sized.update(sized & once)
         strs &= once
         num = set(binders) | {p + ELEMS for p in elems & once} | {p + STR for p in strs}
         num |= {c + CHAR for c, its in chars.items() if len(its) == len(binders[c]) and set(its) <= strs}
@@ -733,7 +768,17 @@ class _Scope:
                     texts_known.discard(name + STR)
                     changed = True
         self.num = frozenset(num | words | texts_known)
-        self.sized = frozenset(sized & once)
+        # names that only ever hold a sized value: closed the same way
+        sized_known = set(sizes)
+        changed = True
+        while changed:
+            changed = False
+            known = frozenset(sized_known)
+            for name in list(sized_known):
+                if not all(f(self.num, known) for f in sizes[name]):
+                    sized_known.discard(name)
+                    changed = True
+        self.sized = frozenset(sized_known)  # (a parameter only when declared and never bound again)
         self.short = frozenset(p for p in self.sized if p + SHORT in int_params)
         self.rows = frozenset(p for p in self.sized if p + ROWS in int_params)
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
@@ -1383,9 +1428,9 @@ class _Ex:
         it would build (`_races_g_join`)."""
         self.local = True
         arg = e.args[0]
-        known = isinstance(arg, ast.Name) and arg.id in self.fx.scope.sized  # (no type test)
+        known = _is_sized(arg, self.num, self.fx.scope.sized)  # (no type test)
         x = self.visit(arg)
-        if known and arg.id in self.fx.scope.short:
+        if known and isinstance(arg, ast.Name) and arg.id in self.fx.scope.short:
             return self._charged_short(name, e, x, recv)
         t, n = self.fx.tmp("t"), self.fx.tmp("t")
         if known:

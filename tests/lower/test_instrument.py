@@ -462,3 +462,24 @@ def test_a_str_local_grows_and_is_searched_without_type_tests():
             if c not in grown:
                 grown += c * n
         assert out.steps == want
+
+
+@pytest.mark.parametrize("src,sized", [
+    ("def f(xs):\n    ys = [x for x in xs]\n    zs = sorted(ys) + ys[1:]\n    zs += xs\n    return 0\n", {"ys", "zs"}),
+    ("def f(d):\n    v = d.values()\n    w = 'a-b'.split('-') if d else (1, 2)\n    return 0\n", {"v", "w"}),
+    # a range may be too long for len(); a parameter is not declared here; any other binding
+    ("def f(n, xs):\n    r = range(n)\n    t = r[1:]\n    ys = xs\n    zs = []\n    zs = zs[0]\n    return 0\n", set()),
+])
+def test_sized_inference(src, sized):
+    scope = _Scope(mod(src).body[0], frozenset(), frozenset({"f"}))
+    assert set(scope.sized) == sized
+
+
+def test_builtins_over_sized_locals_charge_without_a_type_test():
+    src = "def f(xs):\n    best = []\n    for x in xs:\n        best.append(x)\n    return max(best) + len(sorted(set(xs)))\n"
+    text = lower_to_source(mod(src))
+    # only `set(xs)` tests its argument (xs is not declared here): max(best), sorted(set(...)) do not
+    assert text.split("def _races_entry__f")[1].count("_races_clen") == 1
+    prog = Program.from_source(text, "x")
+    out = prog.call("f", ([3, 1, 3],))
+    assert (out.value, out.steps) == (3 + 2, 3 + 3 + 3 + 2)  # loop, max, set, sorted
