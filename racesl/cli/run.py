@@ -22,9 +22,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--setting", action="append", default=[], metavar="NAME=LIT")
     add_include(p)
     p.add_argument("--seed", type=int, default=0, help="seed for settings not given")
-    p.add_argument("--fuel", type=int, default=400, help="step budget per execution (default 400)")
+    p.add_argument("--fuel", type=_budget, default=400, help="step budget per execution (default 400)")
     p.add_argument("--wall", type=float, default=2.0, help="wall-clock limit per execution in seconds")
     p.add_argument("--untrusted", action="store_true", help="run in a worker process with resource limits")
+
+
+def _budget(text: str) -> int:
+    from racesl.runtime.limits import MAX_FUEL
+
+    n = int(text)
+    if n > MAX_FUEL:
+        raise argparse.ArgumentTypeError(f"at most {MAX_FUEL} steps")
+    return n
 
 
 def execute(args) -> int:

@@ -113,7 +113,10 @@ grows a `+` by one, like a short literal. The refinements declared on the parame
 count as well: an `Int` kept within ±2**63 (`p~`), List/Tuple elements kept so (`p[~`), a
 length kept at most MAX_LEN (`p#<`: a builtin over p is charged without a size test), rows
 of such lengths (`p[#`). Names every binding of which keeps within WORD_BITS bits (range
-and `enumerate` indices, `len`, `%` and `//` of such names, ...: `_bits`) are marked too.
+and `enumerate` indices, `len`, `%` and `//` of such names, ...: `_bits`) are marked too,
+and so are counters (`d = 2` ... `d += 1`: no budget passes MAX_FUEL, see `_COUNTER_BITS`).
+Locals that only ever hold a str (`_is_str`) or a sized value (`_is_sized`) need no type
+test where `+=` grows them, `in` searches them or a builtin charges their length.
 Ordinary variants do not trust parameters that much: they are called by other bodies,
 whose arguments only the checker's inference vouches for.
 `a + b` is guarded only when neither side is a number or a small literal (a literal can
@@ -151,7 +154,7 @@ from itertools import count
 from racesl.lower.effects import RESIZING_METHODS
 from racesl.runtime.builtins import BUILTIN_NAMES, CHARGING_BUILTINS
 from racesl.runtime.guards import spec_ok
-from racesl.runtime.limits import MAX_DEPTH, MAX_INT_BITS, MAX_LEN
+from racesl.runtime.limits import MAX_DEPTH, MAX_FUEL, MAX_INT_BITS, MAX_LEN
 
 __all__ = ["instrument", "lower_to_source", "line_map", "LINEMAP_TAG", "BOX", "DEPTH", "WALL",
            "ENTRY"]
@@ -201,6 +204,10 @@ SHORT = "#<"
 # Tuple, Dict or Set of declared length at most MAX_LEN: Σ len(row) is `sum(map(len, p))`
 ROWS = "[#"
 WORD_BITS = 64
+# a counter: assigned ints of at most _COUNTER_BITS bits, moved by `+=`/`-=` of at most
+# _STEP_BITS bits; at most MAX_FUEL + 1 moves an execution keep it within WORD_BITS
+_COUNTER_BITS, _STEP_BITS, _STEP = 60, 10, "step"
+assert (1 << _COUNTER_BITS) + ((MAX_FUEL + 1) << _STEP_BITS) < 1 << (WORD_BITS - 1)
 LINEMAP_TAG = "# races-linemap: "
 
 _BUILTINS = frozenset(BUILTIN_NAMES)
@@ -701,7 +708,12 @@ class _Scope:
                 elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
                     t = s.target
                     e = ast.BinOp(_name(t.id), s.op, s.value)
-                    bind(t.id, lambda num, e=e: _is_num(e, num), True, is_str=lambda num, e=e: _is_str(e, num),
+                    if isinstance(s.op, (ast.Add, ast.Sub)):  # a step of a counter, when small
+                        bits_of = lambda num, v=s.value: _STEP if (b := _bits(v, num)) is not None and b <= _STEP_BITS else None
+                    else:
+                        bits_of = lambda num, e=e: _bits(e, num)
+                    bind(t.id, lambda num, e=e: _is_num(e, num), True, bits_of,
+                         is_str=lambda num, e=e: _is_str(e, num),
                          is_sized=lambda num, sized, e=e: _is_sized(e, num, sized))
                 elif isinstance(s, ast.For):
                     it, tg = s.iter, s.target
@@ -746,7 +758,9 @@ class _Scope:
                     num.discard(name)
                     changed = True
         # ints of at most WORD_BITS bits: the greatest set of names every binding of which
-        # keeps within them when they do (an inductive invariant, as for `num` above)
+        # keeps within them when they do (an inductive invariant, as for `num` above) — or,
+        # for a counter (`x += 1`), whose assignments stay within _COUNTER_BITS and whose
+        # steps within _STEP_BITS: an execution runs a statement at most MAX_FUEL + 1 times
         words = {n + WORD for n in num if n in bits}
         words |= {p + ELEM_WORD for p in elems & once if p + ELEM_WORD in int_params}
         changed = True
@@ -754,7 +768,10 @@ class _Scope:
             changed = False
             known = frozenset(num | words)
             for name in [n[:-len(WORD)] for n in words if n.endswith(WORD) and not n.endswith(ELEM_WORD)]:
-                if not all((b := f(known)) is not None and b <= WORD_BITS for f in bits[name]):
+                got = [f(known) for f in bits[name]]
+                values = [b for b in got if b is not _STEP]
+                limit = _COUNTER_BITS if len(values) < len(got) else WORD_BITS
+                if None in values or max(values, default=0) > limit:
                     words.discard(name + WORD)
                     changed = True
         # names that only ever hold a str: the greatest set closed the same way

@@ -44,7 +44,7 @@ from racesl.runtime.builtins import RUNTIME, safe_builtins
 ENTRY = "_races_entry__"  # racesl.lower.instrument.ENTRY (not imported: import cycle)
 from racesl.runtime.guards import check_result
 from racesl.runtime.limits import (
-    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, Cutoff, FuelOut,
+    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_FUEL, Cutoff, FuelOut,
 )
 from racesl.runtime.watchdog import WATCHDOG
 
@@ -109,6 +109,12 @@ def _describe(exc: BaseException) -> str:
     msg = str(exc)
     name = type(exc).__name__
     return f"{name}: {msg[:500]}" if msg else name
+
+
+def _check_fuel(fuel: int) -> None:
+    """A budget above MAX_FUEL is refused: the instrumentation relies on it (racesl.runtime.limits)."""
+    if fuel > MAX_FUEL:
+        raise ValueError(f"a step budget of {fuel} is above MAX_FUEL ({MAX_FUEL})")
 
 
 class Program:
@@ -187,6 +193,7 @@ class Program:
         `racesl.runtime.guards.check_result(value)` before rendering a value that untrusted
         code built, or run such code in a `WorkerPool`, whose workers check every result."""
         entry = self._entries[name]
+        _check_fuel(fuel)
         meter = [0]
         if fuel < 0:
             def run(*args):
@@ -202,6 +209,7 @@ class Program:
         is passed as the first argument (samplers: a `SafeRng`). The result is checked with
         `check_result` (status "size" when its text would pass MAX_RENDER characters).
         `wall=None`: no wall-clock limit (fuel only; no watchdog session is opened)."""
+        _check_fuel(fuel)
         fn = self._fns.get(name)
         if fn is None:
             return Outcome(None, "error", 0, f"NameError: no function {name!r} in {self.filename}")

@@ -5,7 +5,9 @@ even the runtime's own `except Exception` clauses can never swallow one by accid
 
 Bounds (see docs/language.md §4.6):
 
-- `DEFAULT_FUEL` steps a call (400, the paper's "atomic steps");
+- `DEFAULT_FUEL` steps a call (400, the paper's "atomic steps"); no budget above `MAX_FUEL`
+  (2**50, days of steps): it bounds how often one execution can run any statement, which
+  lets the instrumentation leave a counter (`d += 1`) unguarded in `d * d`;
 - `DEFAULT_WALL` seconds of wall clock a call (2.0);
 - `MAX_LEN`: no str / list / tuple / set / dict longer than 100,000 is built by a guarded
   operation, and no builtin is run over a sequence longer than that;
@@ -20,11 +22,12 @@ Bounds (see docs/language.md §4.6):
 from __future__ import annotations
 
 __all__ = [
-    "DEFAULT_FUEL", "DEFAULT_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RENDER",
+    "DEFAULT_FUEL", "MAX_FUEL", "DEFAULT_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RENDER",
     "STATUSES", "Cutoff", "FuelOut", "Timeout", "SizeExceeded", "RecursionCut",
 ]
 
 DEFAULT_FUEL = 400
+MAX_FUEL = 1 << 50
 DEFAULT_WALL = 2.0
 MAX_LEN = 100_000
 MAX_INT_BITS = 8_192

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import attrs
 
+from racesl.runtime.limits import MAX_FUEL
+
 OPERATORS = ("sequential", "parallel", "sort", "select", "branch", "loop")
 # The paper's main run: sequential and parallel 2–12, sort and select 2–6.
 DEFAULT_SIZES = {"sequential": (2, 12), "parallel": (2, 12), "sort": (2, 6), "select": (2, 6),
@@ -112,6 +114,8 @@ def from_toml(data: dict, base: Path) -> dict:
         bad = set(filt) - fields
         if bad:
             raise ConfigError(f"unknown filter setting(s): {', '.join(sorted(bad))} (known: {', '.join(sorted(fields))})")
+        if not 0 <= int(filt.get("max_steps", 0)) <= MAX_FUEL:
+            raise ConfigError(f"filters.max_steps must be between 0 and {MAX_FUEL}")
         if "drop_values" in filt:
             filt = dict(filt, drop_values=tuple(filt["drop_values"]))
         kw["filters"] = Filters(**filt)

@@ -106,6 +106,14 @@ def test_bigger_fuel_lets_a_loop_finish(capsys, tmp_path):
     assert run(capsys, p, "count", "--input", "1000", "--fuel", "2000")[1] == ["1000"]
 
 
+def test_a_budget_above_max_fuel_is_a_usage_error(capsys, tmp_path):
+    p = tmp_path / "count.races"
+    p.write_text("env count(n: Int where 0 <= it <= 5) -> Int:\n    \"\"\"Count to n.\"\"\"\n    return n\n")
+    with pytest.raises(SystemExit) as e:
+        main(["run", str(p), "count", "--input", "1", "--fuel", str(2 ** 50 + 1)])
+    assert e.value.code == 2 and "at most 1125899906842624 steps" in capsys.readouterr().err
+
+
 def test_inputs_keep_their_order(capsys):
     rc, out, err = run(capsys, REASONS, "divide", "--input", "3", "--input", "'x'", "--input", "0",
                        "--input", "-7")

@@ -388,6 +388,11 @@ def test_bit_bounds(expr, bits):
     ("def f(s):\n    for i, c in enumerate(s):\n        pass\n    return 0\n", {"i"}),
     ("def f(n):\n    q, r = divmod(n, 10)\n    return q\n", {"n", "q", "r"}),
     ("def f(xs):\n    for x in xs:\n        pass\n    a, b = xs\n    return 0\n", {"x", "a", "b"}),
+    # counters: assigned narrow ints, moved by narrow steps (at most MAX_FUEL + 1 moves a run)
+    ("def f(n):\n    d = 2\n    while d * d <= n:\n        d += 1\n    return d\n", {"n", "d"}),
+    ("def f(n):\n    r = n % 7\n    r -= 3\n    r += n % 5\n    return r\n", {"n", "r"}),
+    ("def f(n):\n    d = n\n    d += 1\n    return d\n", {"n"}),  # (a 64-bit start)
+    ("def f(n):\n    d = 0\n    d += n\n    return d\n", {"n"}),  # (a 64-bit step)
     # growth without a bound: a counter, a doubling, a product's accumulator
     ("def f(n):\n    x = 0\n    while x < n:\n        x = x + 1\n    return x\n", {"n"}),
     ("def f(n):\n    p = 1\n    for i in range(n):\n        p *= 2\n    return p\n", {"n", "i"}),
@@ -483,3 +488,23 @@ def test_builtins_over_sized_locals_charge_without_a_type_test():
     prog = Program.from_source(text, "x")
     out = prog.call("f", ([3, 1, 3],))
     assert (out.value, out.steps) == (3 + 2, 3 + 3 + 3 + 2)  # loop, max, set, sorted
+
+
+def test_counters_in_products_compute_what_cpython_computes():
+    src = "def f(n):\n    r = 0\n    while (r + 1) * (r + 1) <= n:\n        r += 1\n    return r\n"
+    text = lower_to_source(mod(src))
+    assert "_races_g_mul" not in text
+    prog = Program.from_source(text, "x")
+    for n in (0, 1, 15, 16, 399):
+        assert prog.call("f", (n,), fuel=10_000).value == int(n ** 0.5)
+
+
+def test_budgets_above_max_fuel_are_refused():
+    from racesl.runtime.limits import MAX_FUEL
+
+    prog = Program.from_module(mod("def f(n):\n    return n\n"), "t")
+    assert prog.call("f", (3,), fuel=MAX_FUEL).value == 3
+    with pytest.raises(ValueError, match="MAX_FUEL"):
+        prog.call("f", (3,), fuel=MAX_FUEL + 1)
+    with pytest.raises(ValueError, match="MAX_FUEL"):
+        prog.function("f", fuel=MAX_FUEL + 1)

@@ -35,7 +35,8 @@ def test_from_toml(tmp_path):
     assert cfg.templates == {"sequential": "X0={x0}\n{steps}\n"}
 
 
-@pytest.mark.parametrize("text", ["[filters]\nnosuch = 1\n", "[templates]\nnosuch = 'x'\n",
+@pytest.mark.parametrize("text", ["[filters]\nnosuch = 1\n", "[filters]\nmax_steps = 1125899906842625\n",
+                                  "[templates]\nnosuch = 'x'\n",
                                   "[operators]\nnosuch = true\n", "[compile\n"])
 def test_from_toml_rejects(tmp_path, text):
     (tmp_path / "races.toml").write_text(text, encoding="utf-8")
