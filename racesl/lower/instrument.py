@@ -111,8 +111,9 @@ its length; one declared a Str (`p$`), its subscripts and the variables of loops
 comprehensions over it are flat (see below), and a character of it (such a variable, `p[i]`)
 grows a `+` by one, like a short literal. The refinements declared on the parameters
 count as well: an `Int` kept within ±2**63 (`p~`), List/Tuple elements kept so (`p[~`), a
-length kept at most MAX_LEN (`p#<`: a builtin over p is charged without a size test), rows
-of such lengths (`p[#`). Names every binding of which keeps within WORD_BITS bits (range
+length kept at most MAX_LEN (`p#<`: a builtin over p is charged without a size test) and
+that bound (`p#:20`: a `+` of values whose lengths `_len_bound` bounds within MAX_LEN needs
+no guard), rows of such lengths (`p[#`). Names every binding of which keeps within WORD_BITS bits (range
 and `enumerate` indices, `len`, `%` and `//` of such names, ...: `_bits`) are marked too,
 and so are counters (`d = 2` ... `d += 1`: no budget passes MAX_FUEL, see `_COUNTER_BITS`).
 Locals that only ever hold a str (`_is_str`) or a sized value (`_is_sized`) need no type
@@ -203,6 +204,9 @@ SHORT = "#<"
 # `p + ROWS` in `int_params[f]`: every element of List/Tuple parameter p is a Str, List,
 # Tuple, Dict or Set of declared length at most MAX_LEN: Σ len(row) is `sum(map(len, p))`
 ROWS = "[#"
+# `p + LEN + "20"` in `int_params[f]`: sized parameter p's declared length is at most 20 (in
+# the inference's set, `p + LEN` alone: p still holds that value there; see `_len_bound`)
+LEN = "#:"
 WORD_BITS = 64
 # a counter: assigned ints of at most _COUNTER_BITS bits, moved by `+=`/`-=` of at most
 # _STEP_BITS bits; at most MAX_FUEL + 1 moves an execution keep it within WORD_BITS
@@ -573,6 +577,43 @@ def _is_sized(e, num, sized) -> bool:
     return _is_str(e, num)
 
 
+def _len_bound(e, num, lens) -> int | None:
+    """An upper bound on len() of the str, list or tuple `e` evaluates to, or None: literals
+    and displays, parameters of declared length (`lens`, valid where `num` still marks them
+    LEN), their slices and characters, `+` of bounded values, `*` by an int literal, and
+    `sorted list tuple set` or a one-clause list comprehension of a bounded value."""
+    if isinstance(e, ast.Constant):
+        return len(e.value) if isinstance(e.value, (str, tuple)) else None
+    if isinstance(e, (ast.List, ast.Tuple, ast.Set)):
+        return None if any(isinstance(x, ast.Starred) for x in e.elts) else len(e.elts)
+    if isinstance(e, ast.Name):
+        return lens.get(e.id) if e.id + LEN in num else None
+    if isinstance(e, ast.Subscript):
+        if isinstance(e.slice, ast.Slice):
+            return _len_bound(e.value, num, lens)
+        return 1 if _is_str(e.value, num) else None
+    if isinstance(e, ast.BinOp):
+        if isinstance(e.op, ast.Add):
+            a, b = _len_bound(e.left, num, lens), _len_bound(e.right, num, lens)
+            return None if a is None or b is None else a + b
+        if isinstance(e.op, ast.Mult):
+            for x, k in ((e.left, e.right), (e.right, e.left)):
+                if isinstance(k, ast.Constant) and type(k.value) is int:
+                    a = _len_bound(x, num, lens)
+                    return None if a is None else a * max(k.value, 0)
+        return None
+    if isinstance(e, ast.IfExp):
+        a, b = _len_bound(e.body, num, lens), _len_bound(e.orelse, num, lens)
+        return None if a is None or b is None else max(a, b)
+    if (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and len(e.args) == 1
+            and e.func.id in ("sorted", "list", "tuple", "set")):
+        return _len_bound(e.args[0], num, lens)
+    if isinstance(e, ast.ListComp) and len(e.generators) == 1:
+        g = e.generators[0]
+        return _len_bound(g.iter, _minus(num, _target_names(g.target)), lens)
+    return None
+
+
 def _range_bits(it, num) -> int | None:
     """The bits of the numbers `range(...)` (or `reversed(range(...))`) yields: at most
     those of its arguments."""
@@ -594,7 +635,7 @@ def _comp_nodes(c) -> list:
 def _minus(num, names) -> frozenset:
     """`num` inside a scope that binds `names` anew: neither they nor their elements are
     known numbers there."""
-    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR, CHAR, WORD, ELEM_WORD)}
+    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR, CHAR, WORD, ELEM_WORD, LEN)}
 
 
 def _is_char(e, num) -> bool:
@@ -798,6 +839,9 @@ class _Scope:
         self.sized = frozenset(sized_known)  # (a parameter only when declared and never bound again)
         self.short = frozenset(p for p in self.sized if p + SHORT in int_params)
         self.rows = frozenset(p for p in self.sized if p + ROWS in int_params)
+        self.lens = {m[:m.index(LEN)]: int(m[m.index(LEN) + len(LEN):]) for m in int_params
+                     if LEN in m and m[:m.index(LEN)] in declared_sized}
+        self.num |= {p + LEN for p in self.lens}
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
 
@@ -1078,6 +1122,9 @@ class _Ex:
             if (_is_num(left, num) or _is_num(right, num) or _bounded_lit(left)
                     or _bounded_lit(right) or _is_char(left, num) or _is_char(right, num)):
                 return None  # (a character, like a short literal, grows a value by its size)
+            a, b = _len_bound(left, num, self.fx.scope.lens), _len_bound(right, num, self.fx.scope.lens)
+            if a is not None and b is not None and a + b <= MAX_LEN:
+                return None  # two values of known, short lengths
             return "_races_g_iadd" if inplace else "_races_g_add"
         if isinstance(op, (ast.Mult, ast.Pow, ast.LShift)):
             b = _bits(ast.BinOp(left=left, op=op, right=right), num)

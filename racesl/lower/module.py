@@ -11,7 +11,7 @@ import ast as py
 
 from racesl.check.model import CheckedModule
 from racesl.lower.emit import Emitter
-from racesl.lower.instrument import ELEM_WORD, ELEMS, ROWS, SHORT, SIZED, STR, WORD, WORD_BITS
+from racesl.lower.instrument import ELEM_WORD, ELEMS, LEN, ROWS, SHORT, SIZED, STR, WORD, WORD_BITS
 from racesl.runtime.limits import MAX_LEN
 from racesl.sample.bounds import Bounds, IntRange, extract
 from racesl.syntax import ast as A
@@ -115,18 +115,25 @@ def has_word_elems(t: T.Type | None) -> bool:
     return True
 
 
-def is_short(t: T.Type | None, outer: Bounds | None = None) -> bool:
-    """A sized value whose declared length is at most MAX_LEN: a Tuple, or by its refinement
-    (or `outer`'s: what its container's refinement says of each element)."""
+def max_len(t: T.Type | None, outer: Bounds | None = None) -> int | None:
+    """The declared length bound of a sized value: a Tuple's arity, or what its refinement
+    (or `outer`'s: what its container's refinement says of each element) allows; None when
+    unbounded or not sized."""
     if not is_sized(t):
-        return False
+        return None
     s = T.shape(T.unwrap(t))
     if isinstance(s, T.TupleT):
-        return len(s.elems) <= MAX_LEN
+        return len(s.elems)
     r = declared_bounds(t).length
     if outer is not None:
         r = r.meet(outer.length)
-    return r.hi is not None and r.hi <= MAX_LEN
+    return r.hi
+
+
+def is_short(t: T.Type | None, outer: Bounds | None = None) -> bool:
+    """A sized value whose declared length is at most MAX_LEN (see `max_len`)."""
+    hi = max_len(t, outer)
+    return hi is not None and hi <= MAX_LEN
 
 
 def has_short_rows(t: T.Type | None) -> bool:
@@ -173,7 +180,8 @@ class Lowered:
                 + [p + WORD for p, t in zip(params, types) if is_word(t)]
                 + [p + ELEM_WORD for p, t in zip(params, types) if has_word_elems(t)]
                 + [p + SHORT for p, t in zip(params, types) if is_short(t)]
-                + [p + ROWS for p, t in zip(params, types) if has_short_rows(t)])
+                + [p + ROWS for p, t in zip(params, types) if has_short_rows(t)]
+                + [f"{p}{LEN}{max_len(t)}" for p, t in zip(params, types) if is_short(t)])
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):

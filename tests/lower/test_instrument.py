@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from racesl.lower.instrument import (
-    BOX, DEPTH, LINEMAP_TAG, _bits, _Scope, instrument, line_map, lower_to_source,
+    BOX, DEPTH, LINEMAP_TAG, _bits, _len_bound, _Scope, instrument, line_map, lower_to_source,
 )
 from racesl.runtime import Program
 from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
@@ -508,3 +508,29 @@ def test_budgets_above_max_fuel_are_refused():
         prog.call("f", (3,), fuel=MAX_FUEL + 1)
     with pytest.raises(ValueError, match="MAX_FUEL"):
         prog.function("f", fuel=MAX_FUEL + 1)
+
+
+
+@pytest.mark.parametrize("expr,bound", [
+    ("'abc'", 3), ("(1, 2)", 2), ("[a, b, c]", 3), ("[*a]", None), ("s", 20), ("t", None),
+    ("s[1:]", 20), ("s[0]", 1), ("xs[0]", None), ("s + s[::-1]", 40), ("s * 3", 60), ("s * n", None),
+    ("s if n else 'ab'", 20), ("sorted(s)", 20), ("[c for c in s if c]", 20), ("[c for s in t for c in s]", None),
+    ("[s for s in t]", None),  # (the target shadows the parameter)
+])
+def test_length_bounds(expr, bound):
+    num = frozenset({"s$", "s#:", "n", "xs#:"})
+    assert _len_bound(ast.parse(expr, mode="eval").body, num, {"s": 20, "xs": 5}) == bound
+
+
+@pytest.mark.parametrize("marks,guarded", [
+    ({"s#", "s$", "s#:20"}, False),
+    ({"s#", "s$"}, True),  # no declared length
+    ({"s#", "s$", "s#:60000"}, True),  # s + s could pass MAX_LEN
+])
+def test_sums_of_short_declared_values_need_no_guard(marks, guarded):
+    src = "def f(s):\n    return s + s[::-1]\n"
+    text = lower_to_source(mod(src), int_params={"f": frozenset(marks)})
+    entry = text[text.index("def _races_entry__f"):]
+    assert ("_races_g_" in entry) == guarded
+    prog = Program.from_source(text, "x")
+    assert prog.function("f")("abc") == "abccba"

@@ -41,13 +41,13 @@ def facts(tmp_path_factory):
     ("nat", "big", set(), {"big~"}),  # bounded below only
     ("nat", "wide", set(), {"wide~"}),  # bounded, but wider than 64 bits
     # ELEM_WORD `[~`: every element such an int, by the element type or an `all(...)` of the list
-    ("nums", "xs", {"xs[~", "xs#<"}, set()),
+    ("nums", "xs", {"xs[~", "xs#<", "xs#:20"}, set()),
     ("nums", "zs", {"zs[~"}, {"zs#<"}),
     # SHORT `#<`: the declared length at most MAX_LEN
-    ("nums", "ys", set(), {"ys#<", "ys[~"}),
+    ("nums", "ys", set(), {"ys#<", "ys[~", "ys#:100001"}),
     # ROWS `[#`: every element sized and short, by its own type or the container's `all(...)`
-    ("grid", "g", {"g#<", "g[#"}, {"g[~", "g[]"}),
-    ("grid", "t", {"t[#", "t#<"}, set()),  # (a Tuple's length is its shape's)
+    ("grid", "g", {"g#<", "g[#", "g#:5"}, {"g[~", "g[]"}),
+    ("grid", "t", {"t[#", "t#<", "t#:2"}, set()),  # (a Tuple's length is its shape's)
     ("grid", "w", {"w[#"}, {"w#<"}),
     ("grid", "loose", set(), {"loose[#", "loose#<"}),
 ])
