@@ -207,7 +207,7 @@ ROWS = "[#"
 # `p + LEN + "20"` in `int_params[f]`: sized parameter p's declared length is at most 20 (in
 # the inference's set, `p + LEN` alone: p still holds that value there; see `_len_bound`)
 LEN = "#:"
-WORD_BITS = 64
+WORD_BITS = 63  # |x| < 2**63: a Py_ssize_t (a length, a range that len() can count)
 # a counter: assigned ints of at most _COUNTER_BITS bits, moved by `+=`/`-=` of at most
 # _STEP_BITS bits; at most MAX_FUEL + 1 moves an execution keep it within WORD_BITS
 _COUNTER_BITS, _STEP_BITS, _STEP = 60, 10, "step"
@@ -490,7 +490,7 @@ def _bits(e, num) -> int | None:
             return None
         if isinstance(op, (ast.Pow, ast.LShift)):
             k = e.right.value if isinstance(e.right, ast.Constant) else None
-            if type(k) is not int or not 0 <= k <= WORD_BITS:
+            if type(k) is not int or not 0 <= k <= 64:
                 return None
             return (l * k if k else 1) if isinstance(op, ast.Pow) else l + k
         r = _bits(e.right, num)
@@ -1988,9 +1988,8 @@ class _Fx:
         for gg in c.generators:
             bound.update(_target_names(gg.target))
         ok = self.scope.list_ok(g.iter, _comp_nodes(c), self.scope.locals | bound)
-        pre, v = self._expr_hoisted(g.iter, s, "a")
-        t, n = self.tmp("i"), self.tmp("n")
-        pre += [_assign(t, v, s), _len_stmt(n, _name(t), ok, s)]
+        n = self.tmp("n")
+        pre, t = self._counted(g.iter, s, ok, n)
         nested = self._nested_charge(c, bound)
         sites, tests, per = self._per_element(c, bound) if nested is None else ([], [], 0)
         join, most = self._bounded_join(s, c, dict(sites)) if nested is None else (None, None)
@@ -2347,6 +2346,28 @@ class _Fx:
             return [_assign(tmp, v, s), *refund, _write(s), _loc(ast.Return(value=_name(tmp)), s)]
         return [*refund, _write(s), _loc(ast.Return(value=v), s)]
 
+    def _counted(self, it, ref, list_ok: bool, n: str) -> tuple[list, str]:
+        """(statements, name): the statements evaluate the loop or comprehension source `it`
+        once into the name (`it` itself when it is a name known to hold a sized value) and
+        its length into `n` (`_len_stmt`; infinity when it has none). `range(k)` of an int k
+        of at most 63 bits (`_bits`) takes its length from k, without calling `len`."""
+        if isinstance(it, ast.Name) and it.id in self.scope.sized and list_ok:
+            return [_assign(n, _call("_races_len", [_name(it.id)]), ref)], it.id
+        t = self.tmp("i")
+        if (_is_call_to(it, {"range"}) and "range" not in self.scope.locals and len(it.args) == 1
+                and not it.keywords and (b := _bits(it.args[0], self.scope.num)) is not None
+                and b <= WORD_BITS):
+            pre, v = self._expr_hoisted(it.args[0], ref, "a")
+            k = v if isinstance(v, ast.Name) else _name(self.tmp("a"))
+            if k is not v:
+                pre.append(_assign(k.id, v, ref))
+            size = _name(k.id) if _is_call_to(it.args[0], {"len"}) else ast.IfExp(
+                test=ast.Compare(left=_name(k.id), ops=[ast.Gt()], comparators=[_const(0)]),
+                body=_name(k.id), orelse=_const(0))
+            return pre + [_assign(t, _call("range", [_name(k.id)]), ref), _assign(n, size, ref)], t
+        pre, v = self._expr_hoisted(it, ref, "a")
+        return pre + [_assign(t, v, ref), _len_stmt(n, _name(t), list_ok, ref)], t
+
     def _expr_hoisted(self, e, ref, kind: str):
         """(statements, expression) evaluating `e` once; statements sync the box if needed."""
         ex = self.ex("local")
@@ -2467,9 +2488,8 @@ class _Fx:
                 fast_iter = _call("_races_" + kind, names, kws)
         else:
             ok = scope.list_ok(it0, s.body, scope.locals)
-            stmts, v = self._expr_hoisted(it0, s, "i")
-            it_tmp = self.tmp("i")
-            pre += [*stmts, _assign(it_tmp, v, s), _len_stmt(n, _name(it_tmp), ok, s)]
+            stmts, it_tmp = self._counted(it0, s, ok, n)
+            pre += stmts
             cost = _name(n) if per_iter == 1 else ast.BinOp(left=_name(n), op=ast.Mult(),
                                                             right=_const(per_iter))
             cond = ast.Compare(left=cost, ops=[ast.LtE()], comparators=[_name(LOC)])

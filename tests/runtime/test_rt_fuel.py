@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import textwrap
 
 import pytest
 
@@ -812,3 +813,20 @@ def test_rows_the_elements_resize_are_drawn_one_by_one(src):
             else:
                 with pytest.raises(FuelOut):
                     run(copy.deepcopy(g))
+
+
+@pytest.mark.parametrize("n", [-3, 0, 5])
+def test_a_range_of_a_known_int_is_counted_without_len(n):
+    src = summing("f")
+    ints = {"f": frozenset({"n", "n~"})}
+    text = lower_to_source(ast.parse(textwrap.dedent(src)), int_params=ints)
+    assert "_races_len" not in text[text.index("def _races_entry__f"):]
+    prog = program(src, ints)
+    steps = max(n, 0)
+    with WATCHDOG.session():
+        for fuel in (steps, 10_000):
+            run = prog.function("f", fuel=fuel)
+            assert (run(n), run.meter[0]) == (sum(range(n)), steps)
+        if steps:
+            with pytest.raises(FuelOut):
+                prog.function("f", fuel=steps - 1)(n)
