@@ -112,20 +112,21 @@ comprehensions over it are flat (see below), and a character of it (such a varia
 grows a `+` by one, like a short literal. The refinements declared on the parameters
 count as well: an `Int` kept within ±2**63 (`p~`), List/Tuple elements kept so (`p[~`), a
 length kept at most MAX_LEN (`p#<`: a builtin over p is charged without a size test) and
-that bound (`p#:20`: a `+` of values whose lengths `_len_bound` bounds within MAX_LEN needs
-no guard), rows of such lengths (`p[#`). Names every binding of which keeps within WORD_BITS bits (range
-and `enumerate` indices, `len`, `%` and `//` of such names, ...: `_bits`) are marked too,
-and so are counters (`d = 2` ... `d += 1`: no budget passes MAX_FUEL, see `_COUNTER_BITS`).
-Locals that only ever hold a str (`_is_str`) or a sized value (`_is_sized`) need no type
-test where `+=` grows them, `in` searches them or a builtin charges their length.
-Ordinary variants do not trust parameters that much: they are called by other bodies,
-whose arguments only the checker's inference vouches for.
+that bound (`p#:20`: a `+` of values whose lengths `_len_bound` bounds within MAX_LEN
+needs no guard), rows of such lengths (`p[#`). Names every binding of which keeps within
+WORD_BITS bits (range and `enumerate` indices, `len`, `%` and `//` of such names, ...:
+`_bits`) are marked too, and so are counters (`d = 2` ... `d += 1`: no budget passes
+MAX_FUEL, see `_COUNTER_BITS`). Locals that only ever hold a str (`_is_str`) or a sized
+value (`_is_sized`) need no type test where `+=` grows them, `in` searches them or a
+builtin charges their length. Ordinary variants do not trust parameters that much: they
+are called by other bodies, whose arguments only the checker's inference vouches for.
 `a + b` is guarded only when neither side is a number or a small literal (a literal can
-only grow a value by its own size a step); `a * b`, `a ** k`, `a << k` not when the bits
-of their operands keep the result within MAX_INT_BITS (`_bits`), nor `a * b` when both are
-numbers and one a small int literal; `<<` unless bounded by a literal; `%` unless the left side is a
-number; f-string values that are not numbers; `str.replace/zfill/join`,
-`list.extend/insert`, `*` unpacking in displays, slice assignment. Guards that pay are
+only grow a value by its own size a step) and `_len_bound` does not keep it within
+MAX_LEN; `a * b`, `a ** k`, `a << k` not when the bits of their operands keep the result
+within MAX_INT_BITS (`_bits`), nor `a * b` when both are numbers and one a small int
+literal; `<<` unless bounded by a literal; `%` unless the left side is a number; f-string
+values that are not numbers; `str.replace/zfill/join`, `list.extend/insert`, `*`
+unpacking in displays, slice assignment. Guards that pay are
 inlined with a type test in front (`(a % b) if _races_type(a) is _races_int else
 _races_g_mod(a, b)`; `s += t` on a str appends in place and checks the length after, with
 no type test for a name that only ever holds a str (`_is_str`), nor in `x in s`;
@@ -625,6 +626,20 @@ def _range_bits(it, num) -> int | None:
     return None if None in bs else max(bs)
 
 
+def _greatest(names, holds) -> set:
+    """The greatest subset S of `names` with `holds(n, S)` for every n in S (`holds` is
+    monotone in S): drop the names that fail until none does."""
+    keep = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for n in list(keep):
+            if not holds(n, frozenset(keep)):
+                keep.discard(n)
+                changed = True
+    return keep
+
+
 def _comp_nodes(c) -> list:
     """What a comprehension evaluates for each element drawn from its first source: the
     element (key and value), the conditions and the later sources."""
@@ -750,7 +765,9 @@ class _Scope:
                     t = s.target
                     e = ast.BinOp(_name(t.id), s.op, s.value)
                     if isinstance(s.op, (ast.Add, ast.Sub)):  # a step of a counter, when small
-                        bits_of = lambda num, v=s.value: _STEP if (b := _bits(v, num)) is not None and b <= _STEP_BITS else None
+                        def bits_of(num, v=s.value):
+                            b = _bits(v, num)
+                            return _STEP if b is not None and b <= _STEP_BITS else None
                     else:
                         bits_of = lambda num, e=e: _bits(e, num)
                     bind(t.id, lambda num, e=e: _is_num(e, num), True, bits_of,
@@ -791,52 +808,28 @@ class _Scope:
         strs &= once
         num = set(binders) | {p + ELEMS for p in elems & once} | {p + STR for p in strs}
         num |= {c + CHAR for c, its in chars.items() if len(its) == len(binders[c]) and set(its) <= strs}
-        changed = True
-        while changed:
-            changed = False
-            for name in [n for n in num if n in binders]:
-                if not all(b(num) for b in binders[name]):
-                    num.discard(name)
-                    changed = True
-        # ints of at most WORD_BITS bits: the greatest set of names every binding of which
-        # keeps within them when they do (an inductive invariant, as for `num` above) — or,
-        # for a counter (`x += 1`), whose assignments stay within _COUNTER_BITS and whose
-        # steps within _STEP_BITS: an execution runs a statement at most MAX_FUEL + 1 times
-        words = {n + WORD for n in num if n in bits}
-        words |= {p + ELEM_WORD for p in elems & once if p + ELEM_WORD in int_params}
-        changed = True
-        while changed:
-            changed = False
-            known = frozenset(num | words)
-            for name in [n[:-len(WORD)] for n in words if n.endswith(WORD) and not n.endswith(ELEM_WORD)]:
-                got = [f(known) for f in bits[name]]
-                values = [b for b in got if b is not _STEP]
-                limit = _COUNTER_BITS if len(values) < len(got) else WORD_BITS
-                if None in values or max(values, default=0) > limit:
-                    words.discard(name + WORD)
-                    changed = True
-        # names that only ever hold a str: the greatest set closed the same way
-        texts_known = {n + STR for n in texts}
-        changed = True
-        while changed:
-            changed = False
-            known = frozenset(num | texts_known)
-            for name in [n[:-len(STR)] for n in texts_known]:
-                if not all(f(known) for f in texts[name]):
-                    texts_known.discard(name + STR)
-                    changed = True
-        self.num = frozenset(num | words | texts_known)
-        # names that only ever hold a sized value: closed the same way
-        sized_known = set(sizes)
-        changed = True
-        while changed:
-            changed = False
-            known = frozenset(sized_known)
-            for name in list(sized_known):
-                if not all(f(self.num, known) for f in sizes[name]):
-                    sized_known.discard(name)
-                    changed = True
-        self.sized = frozenset(sized_known)  # (a parameter only when declared and never bound again)
+        marks = frozenset(n for n in num if n not in binders)
+        numbers = _greatest([n for n in num if n in binders],
+                            lambda n, known: all(b(marks | known) for b in binders[n]))
+        num = marks | numbers
+        # ints of at most WORD_BITS bits, names holding only strs, then only sized values:
+        # each the greatest set of names all bindings of which keep the property when the
+        # names in the set have it (an inductive invariant). A counter (`x += 1`) keeps within
+        # WORD_BITS when its assignments stay within _COUNTER_BITS and its steps within
+        # _STEP_BITS: an execution runs a statement at most MAX_FUEL + 1 times.
+        words = {p + ELEM_WORD for p in elems & once if p + ELEM_WORD in int_params}
+
+        def word(n, known):
+            got = [f(num | words | {k + WORD for k in known}) for f in bits[n]]
+            values = [b for b in got if b is not _STEP]
+            limit = _COUNTER_BITS if len(values) < len(got) else WORD_BITS
+            return None not in values and max(values, default=0) <= limit
+
+        words |= {n + WORD for n in _greatest([n for n in num if n in bits], word)}
+        known_strs = _greatest(texts, lambda n, known: all(f(num | {k + STR for k in known}) for f in texts[n]))
+        self.num = frozenset(num | words | {n + STR for n in known_strs})
+        # (a parameter only when declared and never bound again)
+        self.sized = frozenset(_greatest(sizes, lambda n, known: all(f(self.num, known) for f in sizes[n])))
         self.short = frozenset(p for p in self.sized if p + SHORT in int_params)
         self.rows = frozenset(p for p in self.sized if p + ROWS in int_params)
         self.lens = {m[:m.index(LEN)]: int(m[m.index(LEN) + len(LEN):]) for m in int_params

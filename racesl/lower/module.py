@@ -63,16 +63,18 @@ def is_sized(t: T.Type | None) -> bool:
     return t is not None and isinstance(T.shape(T.unwrap(t)), (T.StrT, T.ListT, T.TupleT, T.DictT, T.SetT))
 
 
+def _elements(t: T.Type | None) -> tuple:
+    """The element types of a List (one) or a Tuple (each), through newtypes; else ()."""
+    s = None if t is None else T.shape(T.unwrap(t))
+    if isinstance(s, T.ListT):
+        return (s.elem,)
+    return s.elems if isinstance(s, T.TupleT) else ()
+
+
 def has_int_elems(t: T.Type | None) -> bool:
     """A List of Int or Bool, or a Tuple of them only (through newtypes): its elements,
     subscripts and unpacked parts are numbers."""
-    s = None if t is None else T.shape(T.unwrap(t))
-    if isinstance(s, T.ListT):
-        elems = (s.elem,)
-    elif isinstance(s, T.TupleT):
-        elems = s.elems
-    else:
-        return False
+    elems = _elements(t)
     return bool(elems) and all(isinstance(T.shape(e), (T.IntT, T.BoolT)) for e in elems)
 
 
@@ -89,7 +91,7 @@ def declared_bounds(t: T.Type | None) -> Bounds:
 
 def _word(r: IntRange | None) -> bool:
     """Does the range keep an int within WORD_BITS bits?"""
-    limit = 1 << (WORD_BITS - 1)
+    limit = 1 << WORD_BITS
     return r is not None and r.lo is not None and r.hi is not None and -limit < r.lo and r.hi < limit
 
 
@@ -104,9 +106,7 @@ def has_word_elems(t: T.Type | None) -> bool:
     if not has_int_elems(t):
         return False
     outer = declared_bounds(t).elem
-    s = T.shape(T.unwrap(t))
-    elems = (s.elem,) if isinstance(s, T.ListT) else s.elems
-    for e in elems:
+    for e in _elements(t):
         r = declared_bounds(e).value
         if outer is not None:
             r = r.meet(outer.value)
@@ -139,15 +139,8 @@ def is_short(t: T.Type | None, outer: Bounds | None = None) -> bool:
 def has_short_rows(t: T.Type | None) -> bool:
     """A List or Tuple (through newtypes) each element of which `is_short`, by its own
     refinement or by the container's (`all(len(row) <= 9 for row in it)`)."""
-    s = None if t is None else T.shape(T.unwrap(t))
-    if isinstance(s, T.ListT):
-        elems = (s.elem,)
-    elif isinstance(s, T.TupleT) and s.elems:
-        elems = s.elems
-    else:
-        return False
-    outer = declared_bounds(t).elem
-    return all(is_short(e, outer) for e in elems)
+    elems, outer = _elements(t), declared_bounds(t).elem
+    return bool(elems) and all(is_short(e, outer) for e in elems)
 
 
 class Lowered:

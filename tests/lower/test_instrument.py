@@ -453,7 +453,8 @@ def test_str_inference(src, texts):
 
 
 def test_a_str_local_grows_and_is_searched_without_type_tests():
-    src = "def f(s, n):\n    out = ''\n    for c in s:\n        if c not in out:\n            out += c * n\n    return out\n"
+    src = ("def f(s, n):\n    out = ''\n    for c in s:\n        if c not in out:\n"
+           "            out += c * n\n    return out\n")
     text = lower_to_source(mod(src), int_params={"f": frozenset({"n"})})
     assert "_races_type(out)" not in text and "_races_len(out)" in text
     prog = Program.from_source(text, "x")
@@ -481,7 +482,8 @@ def test_sized_inference(src, sized):
 
 
 def test_builtins_over_sized_locals_charge_without_a_type_test():
-    src = "def f(xs):\n    best = []\n    for x in xs:\n        best.append(x)\n    return max(best) + len(sorted(set(xs)))\n"
+    src = ("def f(xs):\n    best = []\n    for x in xs:\n        best.append(x)\n"
+           "    return max(best) + len(sorted(set(xs)))\n")
     text = lower_to_source(mod(src))
     # only `set(xs)` tests its argument (xs is not declared here): max(best), sorted(set(...)) do not
     assert text.split("def _races_entry__f")[1].count("_races_clen") == 1
