@@ -5,8 +5,8 @@ samplers at levels 0..2, keep those that run to completion under the search's de
 (fuel 400, the `max_steps` filter), and time
 
 - instrumented: the hot path `lib.program.function(env.pyname, fuel=400)` — fuel, size
-  guards, depth limit, watchdog registration — called as `run(x, *settings)` (steps in
-  `run.meter`) inside one `WATCHDOG.session()`;
+  guards, depth limit, watchdog registration — called as `run(x, *settings)` (the fuel left
+  in `run.meter`) inside one `WATCHDOG.session()`;
 - plain: the same environment compiled from its uninstrumented lowering
   (`racesl.lower.module.Lowered(cm).module`, every module of the library in one namespace)
   with CPython's real builtins, called as `f(x, *settings)`.

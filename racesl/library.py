@@ -221,8 +221,9 @@ class Library:
         return env.pyname in self._mutators
 
     def function(self, env: EnvSig, wall: float | None = 2.0, fuel: int = 400):
-        """The environment's hot path, `run(x, *settings) -> value` with the steps in
-        `run.meter[0]` (see `Program.function`), cached per thread (each has its own meter);
+        """The environment's hot path, `run(x, *settings) -> value` having used
+        `run.fuel - run.meter[0]` steps (see `Program.function`), cached per thread (each
+        has its own meter);
         a body that may mutate gets copies of its arguments, so callers can share values
         freely. The arguments must conform to the environment's declared types, refinements
         included."""
@@ -233,7 +234,7 @@ class Library:
             if self.may_mutate(env):
                 def fn(x, *settings):
                     return run(fresh(x), *(fresh(s) for s in settings))
-                fn.meter = run.meter
+                fn.meter, fn.fuel = run.meter, run.fuel
             self._fns[key] = fn
         return fn
 
@@ -249,7 +250,7 @@ class Library:
             msg = str(exc)
             return Run(None, status, fuel if status == "fuel" else 0,
                        (f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__)[:300])
-        steps = fn.meter[0]
+        steps = fuel - fn.meter[0]
         if check_output:
             why = self.conforms(value, env.output)
             if why is not None:

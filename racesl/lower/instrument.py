@@ -20,17 +20,18 @@ called name that is neither local, builtin nor a function of this module is call
 the same convention (a function merged into the program later) — or fails with NameError.
 
 Each function also gets an *entry* variant for calls from outside (`Program.function`):
-`_races_entry__f(*params, _races_wall=None, _races_budget=0, _races_meter=None) -> value`,
-the same body charging its local counter from `_races_budget`, with no box unless a
-statement needs one and no depth test, which writes the steps it used to `_races_meter[0]`
-before it returns. The three trailing parameters are set per caller through the function's
-defaults (`Program.function` copies the function), so a call costs what a call of the plain
-body costs. No watchdog session open sends it through `_races_enter_slow`, which runs the
+`_races_entry__f(*params, _races_wall=None, _races_f=0, _races_meter=None) -> value`,
+the same body whose local counter is the budget parameter `_races_f` itself, with no box
+unless a statement needs one (then the meter is the box) and no depth test, which leaves
+the fuel it has left in `_races_meter[0]` when it returns (the caller's steps: budget -
+meter[0]). The three trailing parameters are set per caller through the function's defaults
+(`Program.function` copies the function), so a call costs what a call of the plain body
+costs. No watchdog session open sends it through `_races_enter_slow`, which runs the
 ordinary variant. An entry without loops, comprehensions or calls needs no watchdog
 session (no session test either): it runs a number of bytecodes bounded by its own size over
 size-guarded values, which a session could only interrupt between bytecodes anyway. One that
 charges nothing at all (no charging builtin or charged `in` either) is the body alone: it
-never writes its meter (0 steps).
+never writes its meter (which holds the whole budget: 0 steps).
 
 Fuel sharing
 ------------
@@ -180,8 +181,7 @@ BOX = "_races_fuel"
 DEPTH = "_races_depth"
 LOC = "_races_f"
 WALL = "_races_wall"  # entry functions: (*params, wall, budget, meter)
-BUDGET = "_races_budget"
-METER = "_races_meter"  # entry functions: the caller's [steps] list
+METER = "_races_meter"  # entry functions: the caller's [fuel left] list
 ENTRY = "_races_entry__"  # prefix of the entry function of each function
 # `p + ELEMS` in `int_params[f]`: parameter p of f holds a List or Tuple of numbers (trusted in
 # entry variants only, whose callers pass values that conform to the declared types)
@@ -1776,8 +1776,9 @@ _FIRST_EVALUATED = {
 
 
 class _MeterReturns(ast.NodeTransformer):
-    """An entry's returns: `return v` when its body charges nothing (0 steps, the meter is
-    never written), else `_races_r = v; _races_meter[0] = steps; return _races_r`."""
+    """An entry's returns: `return v` when its body charges nothing (the meter keeps the
+    whole budget: 0 steps) or the box (the meter) holds the fuel left, else `_races_r = v;
+    _races_meter[0] = _races_f; return _races_r`."""
 
     def __init__(self, charges: bool):
         self.charges = charges
@@ -1790,7 +1791,7 @@ class _MeterReturns(ast.NodeTransformer):
         return out
 
     def visit_Return(self, node):
-        steps = getattr(node, "_races_steps", None)
+        steps = getattr(node, "_races_left", None)
         if steps is None or not self.charges:
             return node
         tmp = "_races_r"
@@ -1845,10 +1846,10 @@ class _Fx:
         return fn
 
     def _run_entry(self) -> ast.FunctionDef:
-        """`def _races_entry__f(*params, _races_wall=None, _races_budget=0,
+        """`def _races_entry__f(*params, _races_wall=None, _races_f=0,
         _races_meter=None) -> value`: the same body called from outside, without a box
-        unless the body needs one, with no depth test, and with the steps it used written to
-        `_races_meter[0]` before it returns. `Program.function` gives each caller a copy
+        unless the body needs one, with no depth test, and with the fuel left in
+        `_races_meter[0]` when it returns. `Program.function` gives each caller a copy
         of the function whose defaults hold its wall limit, budget and meter, so a call
         has the body's own signature: no extra argument, no result tuple. No watchdog
         session open sends it through `_races_enter_slow` (which runs the ordinary function,
@@ -1873,27 +1874,27 @@ class _Fx:
             prologue.append(_loc(ast.If(
                 test=none,
                 body=[ast.Return(value=_call("_races_enter_slow", [
-                    _name(fn.name), _name(WALL), _name(BUDGET), _name(METER), *map(_name, params)]))],
+                    _name(fn.name), _name(WALL), _name(LOC), _name(METER), *map(_name, params)]))],
                 orelse=[]), ref))
-        if charges:  # else nothing is charged (0 steps): no counter, no meter write
-            prologue.append(_assign(LOC, _name(BUDGET), ref))
         if BOX in uses:  # the caller's meter serves as the box (no list to build a call);
             # the watchdog reads an entry's wall limit from `_races_wall`, not from its box
             prologue.append(_assign(BOX, _name(METER), ref))
         if DEPTH in uses:
             prologue.append(_assign(DEPTH, _const(0), ref))
         fn.body = _MeterReturns(charges).block(prologue + body)
-        fn.args.args = [*fn.args.args, ast.arg(arg=WALL), ast.arg(arg=BUDGET), ast.arg(arg=METER)]
+        # the counter is the budget parameter itself (a copy's default: its budget)
+        fn.args.args = [*fn.args.args, ast.arg(arg=WALL), ast.arg(arg=LOC), ast.arg(arg=METER)]
         fn.args.defaults = [_const(None), _const(0), _const(None)]
         fn.name = ENTRY + fn.name
         return fn
 
     def _entry_return(self, value, via_box: bool, ref) -> list[ast.stmt]:
-        """`return value` that also reports the steps (see `_MeterReturns`): the value is
-        evaluated first, then the counter read."""
+        """`return value` that also reports the fuel left (see `_MeterReturns`): the value is
+        evaluated first, then the counter read. Where the box is in use it is the meter,
+        which already holds it."""
         ret = _loc(ast.Return(value=value), ref)
-        ret._races_steps = ast.BinOp(left=_name(BUDGET), op=ast.Sub(),
-                                     right=_box0() if via_box else _name(LOC))
+        if not via_box:
+            ret._races_left = _name(LOC)
         return [ret]
 
     def block(self, stmts, fast: bool) -> list[ast.stmt]:

@@ -472,7 +472,7 @@ def _refunding(box, consume, gen):
 def enter_slow(fn, wall, budget, meter, *args):
     """An entry function's way in when no watchdog session is open: run the ordinary
     function `fn` with a box, in a one-call session on the main thread when `wall` is not
-    None; the steps used go to `meter[0]`, as the entry would write them."""
+    None; the fuel left goes to `meter[0]`, as the entry would leave it."""
     box = [budget + 1, _INF if wall is None else wall]
     if wall is not None and not WATCHDOG.depth and _threading.current_thread() is _MAIN:
         with WATCHDOG.session():
@@ -481,7 +481,7 @@ def enter_slow(fn, wall, budget, meter, *args):
         value = fn(box, 0, *args)
     if type(value) is int and not _NBIG < value < _BIG:
         big_result(value)
-    meter[0] = budget - box[0]
+    meter[0] = box[0]
     return value
 
 

@@ -8,7 +8,7 @@
         for args in inputs:
             try:
                 value = run(*args)
-                steps = run.meter[0]
+                steps = run.fuel - run.meter[0]
             except Cutoff as e: ...                           # e.status
             except Exception as e: ...                        # classify(e)
 
@@ -174,17 +174,20 @@ class Program:
 
     def function(self, name: str, *, fuel: int = DEFAULT_FUEL,
                  wall: float | None = DEFAULT_WALL) -> Callable[..., Any]:
-        """The hot-loop form of `call`: `run(*args) -> value`, with the steps the last call
-        that returned used in `run.meter[0]`.
+        """The hot-loop form of `call`: `run(*args) -> value`. `run.meter[0]` holds the fuel
+        the last call that returned left: it used `run.fuel - run.meter[0]` steps (the
+        entry's counter starts at its budget and is left in the meter, which saves a
+        subtraction and a store a call).
 
         It is a copy of the function's *entry* variant (see racesl.lower.instrument) whose
         defaults hold `fuel`, `wall` and the meter: a call costs what a call of the plain
         body costs. Each `function()` returns a new copy with its own meter, which is also
         its fuel box while it runs: keep one per thread. Pass values of the declared
         parameter types, refinements included (`Library` callers check them): the entry
-        leaves out guards those types make needless. It raises what the body raises: a `Cutoff` (FuelOut, Timeout,
-        SizeExceeded, RecursionCut; `.status` is the Outcome status) or an ordinary
-        exception (use `classify(exc)`); the meter then holds no step count. The wall limit
+        leaves out guards those types make needless. It raises what the body raises: a
+        `Cutoff` (FuelOut, Timeout, SizeExceeded, RecursionCut; `.status` is the Outcome
+        status) or an ordinary exception (use `classify(exc)`); the meter then holds no
+        step count. The wall limit
         applies on the main thread inside `WATCHDOG.session()` — open one around the
         loop; a call made on the main thread outside any session opens one for itself
         (~4 µs); `wall=None`: no wall limit at all (fuel only). Unlike `call`, the result
@@ -194,13 +197,13 @@ class Program:
         code built, or run such code in a `WorkerPool`, whose workers check every result."""
         entry = self._entries[name]
         _check_fuel(fuel)
-        meter = [0]
+        meter = [fuel]
         if fuel < 0:
             def run(*args):
                 raise FuelOut
         else:
             run = types.FunctionType(entry.__code__, entry.__globals__, name, (wall, fuel, meter))
-        run.meter = meter
+        run.meter, run.fuel = meter, fuel
         return run
 
     def call(self, name: str, args: tuple = (), *, fuel: int = DEFAULT_FUEL,

@@ -92,7 +92,7 @@ class Executor:
         # state) and its meter, cached here by name: one dict lookup in the innermost loop
         f = self.cfg.filters
         fn = self.lib.function(env, f.wall, f.max_steps)
-        hit = self._fns[env.pyname] = (fn, fn.meter)
+        hit = self._fns[env.pyname] = (fn, fn.meter, fn.fuel)
         return hit
 
     def run(self, env: EnvSig, x, settings: tuple, guarded: bool, stats: Counter,
@@ -129,13 +129,13 @@ class Executor:
     def _execute(self, env: EnvSig, x, settings: tuple) -> Step | str:
         """The step, or the name of what dropped it (a status or a filter)."""
         f = self.cfg.filters
-        fn, meter = self._fns.get(env.pyname) or self._function(env)
+        fn, meter, fuel = self._fns.get(env.pyname) or self._function(env)
         try:
             value = fn(x, *settings)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
             return "error" if status in ("error", "recursion") else status
-        steps = meter[0]
+        steps = fuel - meter[0]
         text = canonical(value)
         why = value_filter(f, value, text)
         if why:

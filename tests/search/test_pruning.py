@@ -49,7 +49,7 @@ def run_counting(lib, solver: bool):
         def counted(*a):
             ran[names.get(name, name)] += 1
             return fn(*a)
-        counted.meter = fn.meter
+        counted.meter, counted.fuel = fn.meter, fn.fuel
         return counted
 
     lib.program.function = spy
