@@ -223,9 +223,8 @@ class Library:
     def function(self, env: EnvSig, wall: float | None = 2.0, fuel: int = 400):
         """The environment's hot path, `run(x, *settings) -> value` having used
         `run.fuel - run.meter[0]` steps (see `Program.function`), cached per thread (each
-        has its own meter);
-        a body that may mutate gets copies of its arguments, so callers can share values
-        freely. The arguments must conform to the environment's declared types, refinements
+        has its own meter); a body that may mutate gets copies of its arguments, so callers
+        can share values freely. The arguments must conform to the environment's declared types, refinements
         included."""
         key = (env.pyname, wall, fuel, get_ident())
         fn = self._fns.get(key)

@@ -687,8 +687,11 @@ def _is_fresh(e) -> bool:
 
 
 class _Scope:
-    """What the rewrite needs to know about one function: its locals, the names that hold
-    only numbers, and the "private" lists (fresh, never stored anywhere else)."""
+    """What the rewrite needs to know about one function: its locals; in `num`, the names
+    that hold only numbers (and, by their marks, ints of known width, strs, parameters'
+    declared facts); the names that hold only sized values (`sized`), the parameters of
+    declared short length (`short`, `lens`) or rows (`rows`); and the "private" lists
+    (fresh, never stored anywhere else)."""
 
     def __init__(self, fn: ast.FunctionDef, int_params: frozenset[str], funcs: frozenset[str],
                  entry: bool = False, harmless: frozenset[str] = frozenset()):

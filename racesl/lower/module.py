@@ -143,6 +143,28 @@ def has_short_rows(t: T.Type | None) -> bool:
     return bool(elems) and all(is_short(e, outer) for e in elems)
 
 
+def param_marks(p: str, t: T.Type | None) -> list[str]:
+    """What the lowering may trust of parameter `p` declared `t`, as `int_params` marks (see
+    racesl.lower.instrument: ELEMS, SIZED, STR, WORD, ELEM_WORD, SHORT, LEN, ROWS)."""
+    marks = [p] if is_int(t) else []
+    if has_int_elems(t):
+        marks.append(p + ELEMS)
+        if has_word_elems(t):
+            marks.append(p + ELEM_WORD)
+    if is_sized(t):
+        marks.append(p + SIZED)
+        if isinstance(T.shape(T.unwrap(t)), T.StrT):
+            marks.append(p + STR)
+        hi = max_len(t)
+        if hi is not None and hi <= MAX_LEN:
+            marks += [p + SHORT, f"{p}{LEN}{hi}"]
+    if is_word(t):
+        marks.append(p + WORD)
+    if has_short_rows(t):
+        marks.append(p + ROWS)
+    return marks
+
+
 class Lowered:
     """The Python module for one `.races` module, plus what the runtime needs to run it."""
 
@@ -165,16 +187,7 @@ class Lowered:
                 types = [sig.input] + [s.type for s in sig.settings]
             else:
                 types = [t for _, t in sig.params]
-            self.int_params[sig.pyname] = frozenset(
-                [p for p, t in zip(params, types) if is_int(t)]
-                + [p + ELEMS for p, t in zip(params, types) if has_int_elems(t)]
-                + [p + SIZED for p, t in zip(params, types) if is_sized(t)]
-                + [p + STR for p, t in zip(params, types) if isinstance(T.shape(T.unwrap(t)), T.StrT)]
-                + [p + WORD for p, t in zip(params, types) if is_word(t)]
-                + [p + ELEM_WORD for p, t in zip(params, types) if has_word_elems(t)]
-                + [p + SHORT for p, t in zip(params, types) if is_short(t)]
-                + [p + ROWS for p, t in zip(params, types) if has_short_rows(t)]
-                + [f"{p}{LEN}{max_len(t)}" for p, t in zip(params, types) if is_short(t)])
+            self.int_params[sig.pyname] = frozenset(m for p, t in zip(params, types) for m in param_marks(p, t))
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):

@@ -187,12 +187,11 @@ class Program:
         leaves out guards those types make needless. It raises what the body raises: a
         `Cutoff` (FuelOut, Timeout, SizeExceeded, RecursionCut; `.status` is the Outcome
         status) or an ordinary exception (use `classify(exc)`); the meter then holds no
-        step count. The wall limit
-        applies on the main thread inside `WATCHDOG.session()` — open one around the
-        loop; a call made on the main thread outside any session opens one for itself
-        (~4 µs); `wall=None`: no wall limit at all (fuel only). Unlike `call`, the result
-        is size-checked only when it is an int (at most MAX_INT_BITS): a container result
-        is not walked (that costs µs a value); call
+        step count. The wall limit applies on the main thread inside `WATCHDOG.session()`
+        — open one around the loop; a call made on the main thread outside any session
+        opens one for itself (~4 µs); `wall=None`: no wall limit at all (fuel only).
+        Unlike `call`, the result is size-checked only when it is an int (at most
+        MAX_INT_BITS): a container result is not walked (that costs µs a value); call
         `racesl.runtime.guards.check_result(value)` before rendering a value that untrusted
         code built, or run such code in a `WorkerPool`, whose workers check every result."""
         entry = self._entries[name]
