@@ -39,7 +39,10 @@ Jobs:
       `--workers-pairs` 1-and-2-worker pairs a round, order alternating, the round's ratio
       their median: adjacent runs of identical code on this machine gave ratios from 1.2 to
       2.2) and at `--n` (a ~1 s compile, where the serial start-up -- graph, warm-up, fork
-      -- weighs; shown without a goal).
+      -- weighs; shown without a goal). After each pair, the machine's own 2/1: two units of
+      a pure-Python loop (`--spin-seconds` CPU each) in one process against one unit in each
+      of two processes, wall time. Nothing is shared, pickled or copied on write there, so
+      it is the ceiling the workers figure can reach in those minutes (shown without a goal).
 
     .venv/bin/python benchmarks/bench_compile.py [--n 3000] [--workers-n 12800] [--rounds 3]
         [--gen-pairs 2] [--workers-pairs 3]
@@ -48,6 +51,7 @@ Jobs:
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
 import random
 import signal
@@ -186,6 +190,51 @@ def minimal_loop(lib, n: int, seed: int) -> dict:
     return {"tasks": len(tasks), "attempts": attempts, "cpu_s": cpu, "per_cpu_s": len(tasks) / cpu}
 
 
+# ---------------------------------------------------------------- (e') the machine's own scaling
+
+def _spin(n: int) -> int:
+    """A pure-Python unit of work: integer arithmetic and a small dict, no allocation growth."""
+    d, s = {}, 0
+    for i in range(n):
+        s += i * i % 7
+        d[i & 1023] = s
+    return s
+
+
+def spin_size(seconds: float) -> int:
+    """Iterations of `_spin` that take about `seconds` of CPU here."""
+    n = 200_000
+    c0 = time.process_time()
+    _spin(n)
+    return max(n, int(n * seconds / max(time.process_time() - c0, 1e-3)))
+
+
+def machine_scaling(n: int, serial_first: bool = True) -> float:
+    """Wall time of two units of `_spin` in one process over that of one unit in each of two
+    (the second forked): what two processes gain on this machine when nothing is shared,
+    pickled or faulted in, so the ceiling of the workers figure in the same minutes."""
+
+    def serial() -> float:
+        t0 = time.perf_counter()
+        _spin(n)
+        _spin(n)
+        return time.perf_counter() - t0
+
+    def parallel() -> float:
+        t0 = time.perf_counter()
+        child = mp.get_context("fork").Process(target=_spin, args=(n,))
+        child.start()
+        _spin(n)
+        child.join()
+        return time.perf_counter() - t0
+
+    if serial_first:
+        one = serial()
+        return one / parallel()
+    two = parallel()
+    return serial() / two
+
+
 # ---------------------------------------------------------------- (d) scoring
 
 REASONING = ("Let me work through this step by step. First I look at the input and apply the first "
@@ -300,6 +349,8 @@ def main() -> None:
                     help="1- and 2-worker runs at --workers-n per round (the round's ratio: their median)")
     ap.add_argument("--workers-n", type=int, default=12800,
                     help="tasks per compile for the 2-vs-1-worker figure (the paper's main-run size)")
+    ap.add_argument("--spin-seconds", type=float, default=1.0,
+                    help="CPU seconds of one unit of the machine-scaling loop (run after every workers pair)")
     args = ap.parse_args()
     started = time.perf_counter()
 
@@ -318,6 +369,7 @@ def main() -> None:
     _, _, kept = rg_generate(10_000 + args.seed, 200, 0.5, keep=max(1, args.score_records // len(RG_DATASETS)))
     rgroups = rg_completions(kept, args.seed)
 
+    spin = spin_size(args.spin_seconds)
     rounds = []
     for r in range(args.rounds):
         seed = args.seed + r
@@ -342,13 +394,15 @@ def main() -> None:
         def j_w2():
             res["races_w2"], _ = races_compile(checked, args.n, seed, 2)
 
-        def j_big():  # pairs of 1 and 2 workers at the paper's size (the order alternates)
-            pairs = []
+        def j_big():  # pairs of 1 and 2 workers at the paper's size (the order alternates),
+            # each followed by the machine's own 2/1 on a pure-Python loop
+            pairs, machine = [], []
             for k in range(args.workers_pairs):
                 for w in ((1, 2) if (r + k) % 2 == 0 else (2, 1)):
                     res[f"big_w{w}"], _ = races_compile(checked, args.workers_n, seed + k, w)
                 pairs.append(res["big_w2"]["per_wall_s"] / res["big_w1"]["per_wall_s"])
-            res["big_pairs"] = pairs
+                machine.append(machine_scaling(spin, serial_first=(r + k) % 2 == 0))
+            res["big_pairs"], res["machine_pairs"] = pairs, machine
 
         def j_rg():
             rates, info, _ = rg_generate(seed, args.rg_size, args.rg_budget)
@@ -368,6 +422,7 @@ def main() -> None:
             "scoring_races_over_rg": res["score_ratio"],
             "workers2_over_1": res["races_w2"]["per_wall_s"] / res["gen"]["races_per_wall_s"],
             "workers2_over_1_big": median(res["big_pairs"]),
+            "machine2_over_1": median(res["machine_pairs"]),
         }
         rounds.append(res)
         print(f"  round {r}: racesl {res['gen']['races_per_cpu_s']:.0f}/CPU-s, RG median {res['rg']['median']:.0f}, "
@@ -376,7 +431,7 @@ def main() -> None:
               f"{res['score_rg']['median_per_cpu_s']:.0f}, wall/s w1 {res['gen']['races_per_wall_s']:.0f} "
               f"w2 {res['races_w2']['per_wall_s']:.0f} (cores {res['races_w1']['cores_used']:.2f} / "
               f"{res['races_w2']['cores_used']:.2f}); n={args.workers_n}: w2/w1 {res['ratios']['workers2_over_1_big']:.2f} "
-              f"(cores {res['big_w2']['cores_used']:.2f})", flush=True)
+              f"(cores {res['big_w2']['cores_used']:.2f}; machine 2/1 {res['ratios']['machine2_over_1']:.2f})", flush=True)
 
     def med(path):
         vals = [rd for rd in rounds]
@@ -399,6 +454,8 @@ def main() -> None:
         figure(f"workers 2 / 1, tasks per wall second, n = {args.workers_n:,}", round(ratios["workers2_over_1_big"], 3),
                "x", 1.8, ">=", note=None if big_cores >= 1.6 else
                f"inconclusive: the machine was busy, the 2-worker runs got {big_cores:.2f} cores"),
+        figure("machine 2 / 1: two processes of a pure-Python loop against one (the workers figure's ceiling)",
+               round(ratios["machine2_over_1"], 3), "x"),
         figure(f"workers 2 / 1, tasks per wall second, n = {args.n:,} (~1 s: start-up weighs)",
                round(ratios["workers2_over_1"], 3), "x"),
         figure("cores used by workers=1 run (CPU / wall; < 1 = machine busy)", round(med(("races_w1", "cores_used")), 2), "cores"),
