@@ -190,7 +190,7 @@ def minimal_loop(lib, n: int, seed: int) -> dict:
     return {"tasks": len(tasks), "attempts": attempts, "cpu_s": cpu, "per_cpu_s": len(tasks) / cpu}
 
 
-# ---------------------------------------------------------------- (e') the machine's own scaling
+# ---------------------------------------------------------------- (e) beside it: the machine's own 2/1
 
 def _spin(n: int) -> int:
     """A pure-Python unit of work: integer arithmetic and a small dict, no allocation growth."""
@@ -229,10 +229,10 @@ def machine_scaling(n: int, serial_first: bool = True) -> float:
         return time.perf_counter() - t0
 
     if serial_first:
-        one = serial()
-        return one / parallel()
-    two = parallel()
-    return serial() / two
+        one, two = serial(), parallel()
+    else:
+        two, one = parallel(), serial()
+    return one / two
 
 
 # ---------------------------------------------------------------- (d) scoring
