@@ -105,6 +105,7 @@ env halve(n: Int where 8 <= it <= 9) -> Int where 4 <= it <= 4:
     (["--workers", "0"], 2),
     (["--operators", "nosuch"], 2),
     (["--config", "missing.toml"], 2),
+    (["--filter", "max_steps=1125899906842625"], 2),  # above MAX_FUEL
 ])
 def test_usage_errors_write_nothing(toy, tmp_path, args, code):
     p = run_racesc("compile", toy, "-n", 5, "-o", tmp_path / "t.jsonl", *args, cwd=tmp_path, check=False)

@@ -36,6 +36,7 @@ def test_from_toml(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["[filters]\nnosuch = 1\n", "[filters]\nmax_steps = 1125899906842625\n",
+                                  "[filters]\nmax_steps = -1\n", "[filters]\nmax_steps = '400'\n",
                                   "[templates]\nnosuch = 'x'\n",
                                   "[operators]\nnosuch = true\n", "[compile\n"])
 def test_from_toml_rejects(tmp_path, text):
