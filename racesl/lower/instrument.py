@@ -359,6 +359,14 @@ def _cheap_num(x, num) -> bool:
             and _cheap_num(x.left, num) and _cheap_num(x.right, num))
 
 
+def _paid(cost) -> ast.expr:
+    """`(_races_f := _races_f - cost) >= 0`: take `cost` from the local counter and say
+    whether it covered it, in one expression."""
+    return ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
+                                          value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=cost)),
+                       ops=[ast.GtE()], comparators=[_const(0)])
+
+
 def _invariant_len(m: str, n: str, x, ref) -> ast.stmt:
     """`m = len(x)` for an inner `range` the same for every one of `n` rows
     (`_Fx._invariant_range`), evaluated once ahead, and only when there are rows: where x
@@ -509,7 +517,7 @@ def _bits(e, num) -> int | None:
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and not e.keywords:
         f, args = e.func.id, e.args  # (builtin names cannot be rebound: E508)
         if f == "len" and len(args) == 1:
-            return 63  # a length is a Py_ssize_t
+            return WORD_BITS  # a length is a Py_ssize_t
         if f == "ord" and len(args) == 1:
             return 21
         if f == "bool":
@@ -792,7 +800,7 @@ class _Scope:
                     elif (_is_call_to(it, {"enumerate"}) and isinstance(tg, ast.Tuple)
                           and len(tg.elts) == 2 and isinstance(tg.elts[0], ast.Name)):
                         bind(tg.elts[0].id, lambda num: True, False,
-                             lambda num, it=it: 63 if len(it.args) == 1 and not it.keywords else None)
+                             lambda num, it=it: WORD_BITS if len(it.args) == 1 and not it.keywords else None)
                         bind_target(tg.elts[1], None)
                     else:
                         bind_target(tg, None)
@@ -835,8 +843,8 @@ class _Scope:
         self.sized = frozenset(_greatest(sizes, lambda n, known: all(f(self.num, known) for f in sizes[n])))
         self.short = frozenset(p for p in self.sized if p + SHORT in int_params)
         self.rows = frozenset(p for p in self.sized if p + ROWS in int_params)
-        self.lens = {m[:m.index(LEN)]: int(m[m.index(LEN) + len(LEN):]) for m in int_params
-                     if LEN in m and m[:m.index(LEN)] in declared_sized}
+        self.lens = {p: int(hi) for p, sep, hi in (m.partition(LEN) for m in int_params)
+                     if sep and p in declared_sized}
         self.num |= {p + LEN for p in self.lens}
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
@@ -1368,11 +1376,7 @@ class _Ex:
                                      ops=[ast.In()], comparators=[_name("_races_SEQ")]),
                     body=_call("_races_len", [_name(t)]), orelse=_const(0))
                 val = _name(t)
-            test = ast.Compare(
-                left=ast.NamedExpr(target=_name(LOC, True),
-                                   value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=dec)),
-                ops=[ast.GtE()], comparators=[_const(0)])
-            return _loc(ast.IfExp(test=test, body=val, orelse=_call("_races_fuel_out", [])), c)
+            return _loc(ast.IfExp(test=_paid(dec), body=val, orelse=_call("_races_fuel_out", [])), c)
         self.box = True
         return _loc(_call("_races_in_arg", [_name(BOX), c]), c)
 
@@ -1501,9 +1505,7 @@ class _Ex:
                              body=_call("_races_len", [_name(t)]), orelse=_call("_races_clen", [_name(t)]))
         fits = ast.Compare(left=ast.NamedExpr(target=_name(n, True), value=size), ops=[ast.LtE()],
                            comparators=[_const(MAX_LEN)])
-        paid = ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
-                                              value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=_name(n))),
-                           ops=[ast.GtE()], comparators=[_const(0)])
+        paid = _paid(_name(n))
         kws = self._kws(e.keywords)  # (`reverse=` of sorted: the only keyword taken here)
         if recv is not None:
             body = _call("_races_g_join", [recv, _name(t)])
@@ -1525,9 +1527,7 @@ class _Ex:
         `(_races_sum(p) if (_races_f := _races_f - _races_len(p)) >= 0 else
         _races_charge_fail(p, _races_len(p)))`."""
         size = _call("_races_len", [_clone(x)])
-        paid = ast.Compare(left=ast.NamedExpr(target=_name(LOC, True),
-                                              value=ast.BinOp(left=_name(LOC), op=ast.Sub(), right=size)),
-                           ops=[ast.GtE()], comparators=[_const(0)])
+        paid = _paid(size)
         if recv is not None:
             body = _call("_races_g_join", [recv, _clone(x)])
         else:
@@ -2347,7 +2347,7 @@ class _Fx:
         """(statements, name): the statements evaluate the loop or comprehension source `it`
         once into the name (`it` itself when it is a name known to hold a sized value) and
         its length into `n` (`_len_stmt`; infinity when it has none). `range(k)` of an int k
-        of at most 63 bits (`_bits`) takes its length from k, without calling `len`."""
+        of at most WORD_BITS bits (`_bits`) takes its length from k, without calling `len`."""
         if isinstance(it, ast.Name) and it.id in self.scope.sized and list_ok:
             return [_assign(n, _call("_races_len", [_name(it.id)]), ref)], it.id
         t = self.tmp("i")
