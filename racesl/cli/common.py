@@ -12,13 +12,24 @@ from racesl.check import Checked
 from racesl.render import print_diagnostics
 
 
+LOG_WIDTH = 1000  # columns of a console that is no terminal: tables keep their natural width
+
+
+def _unclipped(console: Console) -> Console:
+    """Rich cuts tables to 80 columns when it writes to a file or a pipe; a training log
+    wants them whole."""
+    if not console.is_terminal:
+        console.width = LOG_WIDTH
+    return console
+
+
 def stderr_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True,
-                   force_terminal=False if os.environ.get("NO_COLOR") else None)
+    return _unclipped(Console(stderr=True, highlight=False, soft_wrap=True,
+                              force_terminal=False if os.environ.get("NO_COLOR") else None))
 
 
 def stdout_console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return _unclipped(Console(highlight=False, soft_wrap=True))
 
 
 def add_include(p: argparse.ArgumentParser) -> None:

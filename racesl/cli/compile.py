@@ -24,6 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default=None, help="jsonl (default), parquet, or verl's parquet")
     p.add_argument("--filter", action="append", default=[], metavar="NAME=VALUE",
                    help="override a filter, e.g. max_int=1000, repeated_char=false, drop_values=[0,1]")
+    p.add_argument("--no-audit", dest="audit", action="store_false",
+                   help="skip the shortcut audit of the written tasks (its one-line verdict ends the summary)")
     p.add_argument("--quiet", "-q", action="store_true")
 
 
@@ -60,7 +62,13 @@ def _config(args):
             if not sep or name not in names:
                 raise ValueError(f"--filter wants NAME=VALUE with NAME in {', '.join(names)}")
             text = {"true": "True", "false": "False"}.get(lit.lower(), lit)
-            v = parse_literal(text)
+            try:
+                v = parse_literal(text)
+            except ValueError:
+                try:
+                    v = float(text)  # shares and the wall limit (the language itself has no floats)
+                except ValueError:
+                    raise ValueError(f"--filter {name}: cannot read {lit!r} as a value") from None
             changes[name] = tuple(v) if name == "drop_values" else v
         kw["filters"] = attrs.evolve(f, **changes)
     include = list(args.include) + list(kw.pop("include", ()))
@@ -121,7 +129,15 @@ def execute(args) -> int:
         write_verl(records, out)
     write_sidecar(lib, out + ".library.json")
     if not args.quiet:
-        print_summary(summary, lib, stdout_console(), out, time.perf_counter() - t0)
+        console = stdout_console()
+        print_summary(summary, lib, console, out, time.perf_counter() - t0)
+        if args.audit and records:
+            from racesl.audit import audit_records
+            from racesl.rewards import register
+
+            register(lib)  # sort and select shortcuts are scored by re-executing in it
+            report = audit_records(records)
+            console.print(report.verdict(), style=None if report.ok else "bold red")
     if summary.tasks < cfg.n:
         err.print(f"[yellow]warning:[/] only {summary.tasks} of {cfg.n} tasks could be made from this library")
     return 0

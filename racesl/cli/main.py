@@ -4,7 +4,6 @@ imported only when used, so `racesc check` never pays for torch or pygls."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 COMMANDS = {
@@ -12,26 +11,12 @@ COMMANDS = {
     "run": ("racesl.cli.run", "run one environment on given inputs"),
     "compile": ("racesl.cli.compile", "compose environments into task records"),
     "score": ("racesl.cli.score", "score completions against task records"),
+    "audit": ("racesl.cli.audit", "check that no strategy which skips solving beats chance"),
     "graph": ("racesl.cli.graph", "draw the signature graph"),
     "lsp": ("racesl.cli.lsp", "serve the language server over stdio"),
     "train": ("racesl.cli.train", "GRPO training on compiled or streamed tasks"),
     "eval": ("racesl.cli.eval", "evaluate a model on task records"),
 }
-
-
-def _ensure_hash_seed(argv: list[str]) -> None:
-    """Pin PYTHONHASHSEED so iteration over sets of strings is the same in every run.
-
-    Without it two runs of the same compile could differ byte for byte. We re-execute
-    ourselves once; worker processes inherit the setting.
-    """
-    if os.environ.get("PYTHONHASHSEED") == "0" or os.environ.get("RACESL_NO_REEXEC"):
-        return
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    try:
-        os.execve(sys.executable, [sys.executable, "-m", "racesl", *argv], env)
-    except OSError:
-        pass  # fall back to running as we are
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,15 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from_cli = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    if from_cli:
-        _ensure_hash_seed(argv)
     modname = COMMANDS[args.command][0]
     try:
         return __import__(modname, fromlist=["execute"]).execute(args)

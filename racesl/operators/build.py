@@ -8,6 +8,7 @@ that reaches the target from x0 scores (the reward re-executes it).
 
 from __future__ import annotations
 
+import math
 import random
 import string
 from collections import Counter
@@ -17,11 +18,14 @@ import attrs
 
 from racesl.check.model import EnvSig
 from racesl.operators import templates
+from racesl.operators.orders import accepting_orders
 from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
 from racesl.search.engine import Chain, Search, Step
+from racesl.types import types as T
 
 LETTERS = string.ascii_uppercase
+MIN_SELECTIONS = 56  # select: ordered choices of the path's length among the candidates, at least
 
 
 @attrs.frozen
@@ -54,6 +58,15 @@ def settings_dict(env: EnvSig, settings: tuple) -> dict:
     return {s.name: canonical(v) for s, v in zip(env.settings, settings)}
 
 
+def example_labels(count: int) -> str:
+    """The answer format shown in sort and select prompts, in letters that label no candidate
+    (copying it never scores), or in words when every letter is taken."""
+    free = LETTERS[count:]
+    if len(free) < 2:
+        return "letter, letter, ..."
+    return ", ".join(free[-3:])
+
+
 def _step_line(k: int, env: EnvSig, settings: tuple) -> str:
     return f"{k}. (its input is called {env.input_name}) {describe(env, settings)}"
 
@@ -63,6 +76,7 @@ class Builder:
         self.search = search
         self.envs = search.envs
         self.tmpl = dict(templates.DEFAULTS, **(tmpl or {}))
+        self._loop_envs: list[str] | None = None
 
     def _seq_fields(self, chain: Chain):
         envs = [self.envs[s.env] for s in chain.steps]
@@ -137,6 +151,8 @@ class Builder:
                          for k, (e, st) in enumerate(cands))
 
     def sort(self, rng, size, quota, stats) -> Task | None:
+        """The chain's steps under letters drawn uniformly at random: every answer (an order of
+        the letters) is as likely as any other, and the prompt's example uses other letters."""
         if size > len(LETTERS):
             return None
         chain = self.search.chain(rng, size, quota, stats)
@@ -144,54 +160,92 @@ class Builder:
             return None
         names, sets, trace = self._seq_fields(chain)
         perm = list(range(size))
-        rng.shuffle(perm)
-        if perm == sorted(perm) and size > 1:
-            perm[0], perm[1] = perm[1], perm[0]  # never show the chain in its own order
+        rng.shuffle(perm)  # candidate k is step perm[k]; the chain's own order is as likely as any
         cands = [(self.envs[chain.steps[p].env], chain.steps[p].settings) for p in perm]
+        target = chain.steps[-1].text
+        hits, tried = accepting_orders(self.search.lib, chain.x0, cands, target, rng)
+        if hits > max(1, self.search.cfg.filters.sort_orders * tried):
+            stats["sort_orders"] += 1  # the steps (mostly) commute: the order hardly matters
+            return None
         label_of = {p: LETTERS[k] for k, p in enumerate(perm)}
         answer = ", ".join(label_of[p] for p in range(size))
-        prompt = self.tmpl["sort"].format(x0=chain.x0_text, target=chain.steps[-1].text,
+        prompt = self.tmpl["sort"].format(x0=chain.x0_text, target=target,
                                           candidates=self._candidates_text(cands), count=size,
-                                          example=", ".join(LETTERS[:size][::-1]))
-        extra = {"target": chain.steps[-1].text,
+                                          example=example_labels(size))
+        extra = {"target": target,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st in cands]}
         return Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
 
     def select(self, rng, size, quota, stats) -> Task | None:
-        chain = self.search.chain(rng, size, quota, stats, want_alternatives=1)
+        """The path plus a number of distractors drawn from the configured range, all under
+        letters shuffled uniformly."""
+        lo, hi = self.search.cfg.distractors
+        want = rng.randint(lo, hi)
+        while math.perm(size + want, size) < MIN_SELECTIONS:
+            want += 1  # short paths need more company: a guess of the path's length must rarely hit
+        if size + want > len(LETTERS):
+            return None
+        # alternatives are met at positions 1..size-1: ask each for its share, and one more
+        per_position = min(want, -(-want // max(1, size - 1)) + 1)
+        chain = self.search.chain(rng, size, quota, stats, want_alternatives=per_position)
         if chain is None:
             return None
         names, sets, trace = self._seq_fields(chain)
         used = set(names)
         distractors: list[Step] = []
         for _, alt in chain.alternatives:
-            if alt.env not in used and len(distractors) < self.search.cfg.distractors:
+            if alt.env not in used and len(distractors) < want:
                 distractors.append(alt)
                 used.add(alt.env)
-        if not distractors:
+        if len(distractors) < want:
+            distractors += self._first_step_alternatives(chain, used, want - len(distractors), rng, stats)
+        if len(distractors) < want:
             stats["no_distractor"] += 1
             return None
         pool = [(self.envs[s.env], s.settings, k) for k, s in enumerate(chain.steps)] + \
                [(self.envs[s.env], s.settings, None) for s in distractors]
         rng.shuffle(pool)
-        if len(pool) > len(LETTERS):
-            return None
         label_of = {k: LETTERS[i] for i, (_, _, k) in enumerate(pool) if k is not None}
         answer = ", ".join(label_of[k] for k in range(size))
         prompt = self.tmpl["select"].format(x0=chain.x0_text, target=chain.steps[-1].text,
                                             candidates=self._candidates_text([(e, st) for e, st, _ in pool]),
-                                            count=len(pool), example=", ".join(LETTERS[: min(2, len(pool))]))
+                                            count=len(pool), example=example_labels(len(pool)))
         extra = {"target": chain.steps[-1].text,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st, _ in pool]}
         return Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
+
+    def _first_step_alternatives(self, chain: Chain, used: set, need: int, rng, stats) -> list[Step]:
+        """Up to `need` more distractors: environments that could have taken the first step,
+        run on x0 (their input type checked), with outputs that are no state of the path."""
+        first = self.envs[chain.steps[0].env]
+        pool = self.search.starts_taking(first.input)
+        states = {chain.x0_text} | {s.text for s in chain.steps}
+        found: list[Step] = []
+        tries = need + len(used) + self.search.cfg.expansions
+        for q in self.search.iter_draw(rng, ("first", T.erase(first.input)), pool, tries):
+            if q in used:
+                continue
+            env = self.envs[q]
+            try:
+                st = self.search.settings(env, rng, chain.level)
+            except NoSample:
+                stats["error"] += 1
+                continue
+            step = self.search.exec.run(env, chain.x0, st, True, stats, chain.x0_text)
+            if step is None or step.text in states:
+                continue
+            states.add(step.text)
+            used.add(q)
+            found.append(step)
+            if len(found) == need:
+                break
+        return found
 
     # ------------------------------------------------------------ beyond the paper
 
     def branch(self, rng, size, quota, stats) -> Task | None:
         """A Bool environment decides which of two chains (each of `size` steps) runs on x0."""
-        from racesl.types import types as T
-
-        conds = [q for q in self.search.names if isinstance(T.shape(self.envs[q].output), T.BoolT)]
+        conds = self.search.conditions
         if not conds:
             return None
         self.search.set_quota(quota)
@@ -199,7 +253,7 @@ class Builder:
         if not q:
             return None
         cond = self.envs[q[0]]
-        starts = [s for s in self.search.starts if T.erase(self.envs[s].input) == T.erase(cond.input)]
+        starts = self.search.starts_taking(cond.input)
         if len(starts) < 1:
             return None
         start = self._sample_start(cond, rng, stats)
@@ -240,12 +294,18 @@ class Builder:
                     (canonical(r.value),) + t1 + t2, prompt, taken.steps[-1].text,
                     r.steps + then_arm.fuel + else_arm.fuel, lvl, extra)
 
+    def _loops(self) -> list[str]:
+        """Environments worth iterating: output shape = input shape, and no law that makes
+        the second application pointless."""
+        if self._loop_envs is None:
+            self._loop_envs = [q for q in self.search.starts
+                               if T.erase(self.envs[q].input) == T.erase(self.envs[q].output)
+                               and "idempotent" not in self.envs[q].laws and "involution" not in self.envs[q].laws]
+        return self._loop_envs
+
     def loop(self, rng, size, quota, stats) -> Task | None:
         """One environment (output type = input type) applied `size` times with fixed settings."""
-        from racesl.types import types as T
-
-        loops = [q for q in self.search.starts if T.erase(self.envs[q].input) == T.erase(self.envs[q].output)
-                 and "idempotent" not in self.envs[q].laws and "involution" not in self.envs[q].laws]
+        loops = self._loops()
         for _ in range(self.search.cfg.restarts):
             self.search.set_quota(quota)
             q = self.search.draw(rng, "loops", loops, 1)

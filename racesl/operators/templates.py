@@ -27,14 +27,14 @@ Start from the input {x0}. The operations below, applied one after another in so
 
 {candidates}
 
-Find an order of all {count} operations that turns {x0} into {target}. Answer with the letters in that order inside <answer></answer>, for example <answer>{example}</answer>."""
+Find an order of all {count} operations that turns {x0} into {target}. Answer with the letters in that order, separated by commas, inside <answer></answer>: the format is <answer>{example}</answer>, with your letters in place of those."""
 
 SELECT = """\
 Start from the input {x0}. Choose some of the operations below and apply them one after another, each to the result of the previous one, to turn the input into {target}. Use each chosen operation at most once; not every operation is needed.
 
 {candidates}
 
-Answer with the letters of the operations you apply, in order, inside <answer></answer>, for example <answer>{example}</answer>."""
+Answer with the letters of the operations you apply, in order, separated by commas, inside <answer></answer>: the format is <answer>{example}</answer>, with your letters in place of those."""
 
 BRANCH = """\
 Let x = {x0}.

@@ -26,6 +26,27 @@ def _step_budget(_inst, _attr, value) -> None:
         raise ConfigError(f"filters.max_steps must be an integer between 0 and {MAX_FUEL}, not {value!r}")
 
 
+def _share(inst, attr, value) -> None:
+    if type(value) not in (int, float) or not 0 <= value <= 1:
+        raise ConfigError(f"filters.{attr.name} must be a number between 0 and 1, not {value!r}")
+
+
+def _distractors(value) -> tuple[int, int]:
+    """`4`, `"3-5"` or `[3, 5]` → (lo, hi) with 1 <= lo <= hi <= 24."""
+    if isinstance(value, str):
+        a, _, b = value.partition("-")
+        try:
+            value = (int(a), int(b or a))
+        except ValueError:
+            raise ConfigError(f"distractors must be a count or a range like 3-5, not {value!r}") from None
+    if type(value) is int:
+        value = (value, value)
+    if (not isinstance(value, (tuple, list)) or len(value) != 2 or any(type(v) is not int for v in value)
+            or not 1 <= value[0] <= value[1] <= 24):
+        raise ConfigError(f"distractors must be a count or a range lo-hi with 1 <= lo <= hi <= 24, not {value!r}")
+    return tuple(value)
+
+
 @attrs.frozen
 class Filters:
     """The paper's degenerate-expansion filters; every one can be turned off or moved."""
@@ -39,10 +60,15 @@ class Filters:
     sibling_duplicate: bool = True
     repeated_char: bool = True
     min_path: int = 2
+    # guessable answers (not in the paper; see docs/compile.md, "Filters")
+    bool_values: bool = True  # drop Bool outputs: a coin flip answers them (a branch's condition is exempt)
+    sort_orders: float = attrs.field(default=0.25, validator=_share)  # drop sort tasks more orders solve
+    answer_share: float = attrs.field(default=0.03, validator=_share)  # cap an answer's share of its cell
 
 
-FILTER_NAMES = ("error", "fuel", "timeout", "size", "assert", "domain", "value", "big_int", "long_text",
-                "repeated_char", "repeated_state", "sibling_duplicate", "law", "min_path")
+FILTER_NAMES = ("error", "fuel", "timeout", "size", "assert", "domain", "value", "bool", "big_int", "long_text",
+                "repeated_char", "repeated_state", "sibling_duplicate", "law", "min_path", "sort_orders",
+                "answer_share")
 
 
 @attrs.frozen
@@ -54,7 +80,8 @@ class CompileConfig:
     expansions: int = 6  # candidate next environments tried from one state
     restarts: int = 12  # fresh starts before a task index is given up
     max_level: int = 2  # difficulty levels sampled: 0..max_level
-    distractors: int = 4  # select: wrong candidates shown beside the path
+    distractors: tuple[int, int] = attrs.field(default=(3, 5), converter=_distractors)
+    # select: how many wrong candidates are shown beside the path, drawn uniformly in this range
     batch: int = 256  # tasks per deterministic batch (quotas update between batches)
     quota_slack: float = 1.5  # usage quota per env = slack × fair share
     solver: bool = True  # prove edges and prune degenerate environments with Z3
@@ -104,9 +131,11 @@ def from_toml(data: dict, base: Path) -> dict:
     """Keyword arguments for CompileConfig from a races.toml table."""
     kw: dict = {}
     comp = data.get("compile", {})
-    for key in ("n", "seed", "expansions", "restarts", "max_level", "distractors", "batch"):
+    for key in ("n", "seed", "expansions", "restarts", "max_level", "batch"):
         if key in comp:
             kw[key] = int(comp[key])
+    if "distractors" in comp:
+        kw["distractors"] = comp["distractors"]
     if "solver" in comp:
         kw["solver"] = bool(comp["solver"])
     if "include" in comp:

@@ -28,6 +28,7 @@ from racesl.operators.build import Builder, Task
 from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
 from racesl.search.engine import Search
+from racesl.search.filters import AnswerShare
 
 
 @attrs.define
@@ -211,6 +212,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
     quota = gen.search.initial_quota(mean)
     tasks: list[Task] = []
     seen: set = set()
+    shares = AnswerShare(cfg.filters.answer_share)
     pool = None
     gen.search.exec.warm(gen.search.envs[q] for q in gen.search.names)  # before forking: once, not per worker
     if workers > 1:
@@ -249,6 +251,10 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
             key = task.key()
             if key in seen:
                 summary.duplicates += 1
+                continue
+            if not shares.admit(task.operator, task.size, task.answer):
+                summary.rejections["answer_share"] += 1
+                summary.failed += 1
                 continue
             seen.add(key)
             tasks.append(task)

@@ -23,9 +23,14 @@ from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample
 from racesl.search.config import CompileConfig
 from racesl.search.filters import value_filter
+from racesl.types import types as T
 
 
 _NONE = object()
+
+
+def _is_bool(t: T.Type) -> bool:
+    return isinstance(T.shape(t), T.BoolT)
 
 
 @attrs.frozen
@@ -152,9 +157,14 @@ class Search:
         self.cfg = cfg
         self.exec = Executor(lib, cfg)
         self.envs = graph.envs
-        # `exclude`: environments the solver showed can only produce degenerate outputs
+        # `exclude`: environments the solver showed can only produce degenerate outputs.
+        # Bool-valued ones may still be a branch's condition, which is never an answer.
+        self.conditions = sorted(q for q in self.envs if q not in exclude and _is_bool(self.envs[q].output))
+        if cfg.filters.bool_values:
+            exclude = set(exclude) | set(self.conditions)  # their every output would be dropped
         self.names = sorted(q for q in self.envs if q not in exclude)
         self.starts = [q for q in self.names if not self.envs[q].terminal and graph.successors(q)]
+        self._by_input: dict[T.Type, list[str]] = {}
         # successors of each env, (names, kinds), with and without terminal environments
         self._next: dict = {}
         for q in self.names:
@@ -162,6 +172,14 @@ class Search:
             for final in (False, True):
                 keep = [(d, k) for d, k in succ if final or not self.envs[d].terminal]
                 self._next[q, final] = (tuple(d for d, _ in keep), dict(keep))
+
+    def starts_taking(self, t: T.Type) -> list[str]:
+        """The start environments whose input has the shape of `t` (refinements erased)."""
+        shape = T.erase(t)
+        hit = self._by_input.get(shape)
+        if hit is None:
+            hit = self._by_input[shape] = [q for q in self.starts if T.erase(self.envs[q].input) == shape]
+        return hit
 
     # ------------------------------------------------------------ weighted choice
 
@@ -232,7 +250,7 @@ class Search:
         chosen: Step | None = None
         outputs: set[str] = set()
         extra = 0
-        for q in self.iter_draw(rng, key, candidates, self.cfg.expansions):
+        for q in self.iter_draw(rng, key, candidates, self.cfg.expansions + want_alternatives):
             env = self.envs[q]
             if q == last and ("idempotent" in env.laws or "involution" in env.laws):
                 stats["law"] += 1  # e; e changes nothing (or undoes e): never worth running
@@ -307,4 +325,4 @@ class Search:
     def initial_quota(self, mean_size: float) -> dict[str, float]:
         share = self.cfg.n * mean_size / max(1, len(self.names))
         q = max(2.0, math.ceil(share * self.cfg.quota_slack))
-        return {name: q for name in self.names}
+        return {name: q for name in sorted(set(self.names) | set(self.conditions))}

@@ -1,0 +1,102 @@
+"""`racesc audit TASKS [--model PATH] [--n N] [--json]`: can a task set be gamed?
+
+Per operator × size: the mean reward of strategies that skip solving (racesl.audit.shortcuts)
+beside the chance of a uniform guess, the answers' entropy, the share of order-insensitive
+sort tasks, and, with `--model`, a real model's accuracy. Exit 1 when a shortcut beats
+chance by more than the margin.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tasks", metavar="TASKS", help="task records (.jsonl or .parquet) from racesc compile")
+    p.add_argument("--library", action="append", default=[], metavar="FILE",
+                   help="a library sidecar (default: TASKS.library.json when present)")
+    p.add_argument("--margin", type=float, default=0.05,
+                   help="how far above chance a shortcut may score before it counts (default 0.05; "
+                        "3 standard errors when larger)")
+    p.add_argument("--model", metavar="PATH", help="a local transformers model to evaluate beside the shortcuts")
+    p.add_argument("--n", type=int, default=300, help="tasks given to --model (default 300, drawn by --seed)")
+    p.add_argument("--seed", type=int, default=0, help="which tasks --model gets")
+    p.add_argument("--max-new-tokens", type=int, default=256, help="--model's completion length (default 256)")
+    p.add_argument("--batch-size", type=int, default=8, help="--model's batch size (default 8)")
+    p.add_argument("--json", action="store_true", help="print the table as one JSON object")
+
+
+def model_sample(records: list[dict], n: int, seed: int) -> list[dict]:
+    """n records drawn without replacement, the same for the same seed in every process."""
+    from racesl.sample.seeding import item_rng
+
+    picked = list(records)
+    item_rng(seed, "audit-model").shuffle(picked)
+    return picked[:n]
+
+
+def execute(args) -> int:
+    import json
+    from pathlib import Path
+
+    from racesl.audit import audit_records
+    from racesl.cli.common import fail, stdout_console
+    from racesl.records import read_records
+    from racesl.rewards import load_sidecar
+
+    if not 0 <= args.margin <= 1:
+        return fail("--margin must be between 0 and 1")
+    if args.n < 1 or args.max_new_tokens < 1 or args.batch_size < 1:
+        return fail("--n, --max-new-tokens and --batch-size must be at least 1")
+    try:
+        records = read_records(args.tasks)
+    except (OSError, ValueError, KeyError) as e:
+        return fail(f"cannot read tasks from {args.tasks}: {e}")
+    if not records:
+        return fail(f"{args.tasks} holds no task records")
+    side = args.tasks + ".library.json"
+    for s in list(args.library) or ([side] if Path(side).exists() else []):
+        try:
+            load_sidecar(s)
+        except (OSError, ValueError, KeyError) as e:
+            return fail(f"cannot load library {s}: {e}")
+    answers = None
+    if args.model:
+        from racesl.audit.model import generate
+
+        picked = model_sample(records, args.n, args.seed)
+        completions = generate(args.model, [r["prompt"] for r in picked], max_new_tokens=args.max_new_tokens,
+                               batch_size=args.batch_size)
+        answers = {r["id"]: c for r, c in zip(picked, completions)}
+    report = audit_records(records, args.margin, answers)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=1))
+    else:
+        print_report(report, stdout_console())
+    return 0 if report.ok else 1
+
+
+def print_report(report, console) -> None:
+    from rich.table import Table
+
+    from racesl.audit.shortcuts import STRATEGIES
+
+    names = [n for n in STRATEGIES if any(n in c.results for c in report.cells)]
+    t = Table(title="mean reward of strategies that skip solving (! beats chance)")
+    for col in ("operator", "size", "n", "chance", *names, "entropy", "orders>½"):
+        t.add_column(col, justify="left" if col == "operator" else "right")
+    with_model = any(c.model is not None for c in report.cells)
+    if with_model:
+        t.add_column("model", justify="right")
+    for c in report.cells:
+        row = [c.operator, str(c.size), str(c.n), f"{c.chance:.3f}"]
+        for name in names:
+            r = c.results.get(name)
+            row.append("" if r is None else (f"[red]{r.mean:.3f}![/]" if r.beats else f"{r.mean:.3f}"))
+        row.append(f"{c.entropy:.1f}/{c.max_entropy:.1f}")
+        row.append("" if c.order_insensitive is None else f"{c.order_insensitive:.2f}")
+        if with_model:
+            row.append("" if c.model is None else f"{c.model:.3f}")
+        t.add_row(*row)
+    console.print(t)
+    console.print(report.verdict())
