@@ -26,6 +26,7 @@ from racesl.curriculum import Curriculum, Rung
 from racesl.records import to_record
 from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
+from racesl.search.filters import AnswerShare
 
 MAX_SEEN = 2_000_000  # dedup memory of the stream; cleared past this
 
@@ -115,6 +116,7 @@ class TaskStream:
         quota = search.initial_quota(mean)
         snapshot = dict(quota)
         seen: set = set()
+        shares = AnswerShare(self.cfg.filters.answer_share)  # as compile's merge: no constant-guess cells
         seed = self.cfg.seed
         stall = 0
         for i in itertools.count(self.start):
@@ -134,9 +136,13 @@ class TaskStream:
                 key = task.key()
                 if key in seen:
                     self.stats.duplicates += 1
+                elif not shares.admit(task.operator, task.size, task.answer):
+                    self.rejections["answer_share"] += 1
+                    self.stats.failed += 1
                 else:
                     if len(seen) > MAX_SEEN:
                         seen.clear()
+                        shares = AnswerShare(self.cfg.filters.answer_share)  # bounded like `seen`
                     seen.add(key)
                     for q in task.chain:
                         quota[q] = quota.get(q, 0) - 1
