@@ -83,6 +83,102 @@ def _walk_loop_body(s):
 _assigned_names = A.assigned_names
 
 
+# ---------------------------------------------------------------- the order of sets (E601)
+#
+# CPython iterates a set of strings in an order that depends on the process's hash seed
+# (PYTHONHASHSEED), so a body that lets that order reach its result gives different answers
+# in different processes. Ints, Bools and tuples of them hash the same everywhere; any
+# element that is or holds a Str (or that the inference cannot see) may not. The checker
+# refuses every use that reads such a set's order; `racesc check` runs what it cannot see.
+
+ORDER_MESSAGES = {  # how a use reads the order → the message, {set} being "a Set[Str]" or so
+    "for": "a for loop over {set} runs in the set's order",
+    "comprehension": "a {kind} over {set} runs in the set's order",
+    "call": "'{name}' of {set} keeps the set's order",
+    "method": "'.{name}()' of {set} keeps the set's order",
+    "unpack": "unpacking {set} assigns in the set's order",
+    "text": "the text of {set} lists the set in its order",
+    "key": "'{name}' with key= of {set} breaks ties in the set's order",
+}
+ORDER_REASON = ", which changes from one Python process to the next (PYTHONHASHSEED)"
+ORDER_HINTS = {
+    "key": "sort first, then by the key: {name}(sorted(set(s)), key=...)",
+    "default": "sort first: sorted(set(s))",
+}
+COMPREHENSION_KINDS = {"list": "list comprehension", "dict": "dict comprehension", "gen": "generator expression"}
+# builtins whose result does not depend on the order their argument is read in (without key=,
+# and sum without start=): a generator expression passed to one of them is fine too
+ORDER_FREE = frozenset({"len", "sorted", "min", "max", "sum", "any", "all", "set", "bool"})
+ORDERING_BUILTINS = frozenset({"list", "tuple", "enumerate", "zip", "reversed", "dict"})
+
+
+def _may_hold_str(t: T.Type) -> bool:
+    """Could a hashable value of this type hash differently in another process?"""
+    t = T.shape(T.unwrap(t))
+    if isinstance(t, (T.IntT, T.BoolT)):
+        return False
+    if isinstance(t, T.TupleT):
+        return any(_may_hold_str(e) for e in t.elems)
+    return True  # Str, unknown, and whatever else could stand in a set
+
+
+def _unordered(t: T.Type) -> bool:
+    """A set whose iteration order may change between processes."""
+    t = T.shape(T.unwrap(t))
+    return isinstance(t, T.SetT) and _may_hold_str(t.elem)
+
+
+def _holds_unordered(t: T.Type) -> bool:
+    """Does a value of this type contain such a set anywhere (so its text shows that order)?"""
+    stack = [t]
+    while stack:
+        t = T.shape(T.unwrap(stack.pop()))
+        if isinstance(t, T.SetT):
+            if _may_hold_str(t.elem):
+                return True
+        elif isinstance(t, T.ListT):
+            stack.append(t.elem)
+        elif isinstance(t, T.TupleT):
+            stack.extend(t.elems)
+        elif isinstance(t, T.DictT):
+            stack.extend((t.key, t.value))
+    return False
+
+
+def _describe_set(t: T.Type) -> str:
+    t = T.erase(T.unwrap(t))
+    if isinstance(t, T.SetT) and not _has_any(t):
+        return f"a {t}"
+    if isinstance(t, T.SetT):
+        return "a set whose elements may be strings"
+    return f"a {t}" if not _has_any(t) else "a value holding a set that may hold strings"
+
+
+def _has_any(t: T.Type) -> bool:
+    stack = [t]
+    while stack:
+        t = T.shape(stack.pop())
+        if isinstance(t, T.AnyT):
+            return True
+        if isinstance(t, (T.ListT, T.SetT)):
+            stack.append(t.elem)
+        elif isinstance(t, T.TupleT):
+            stack.extend(t.elems)
+        elif isinstance(t, T.DictT):
+            stack.extend((t.key, t.value))
+    return False
+
+
+def _injective_key(key: A.Expr) -> bool:
+    """`lambda v: v` or `lambda v: (..., v, ...)`: equal keys mean equal elements, no ties."""
+    if not isinstance(key, A.Lambda) or len(key.params) != 1:
+        return False
+    p, body = key.params[0].name, key.body
+    if isinstance(body, A.Name):
+        return body.id == p
+    return isinstance(body, A.TupleExpr) and any(isinstance(x, A.Name) and x.id == p for x in body.elts)
+
+
 class BodyChecker:
     def __init__(self, scope: Scope, path: str, diags: list[Diagnostic]):
         self.scope = scope
@@ -93,6 +189,7 @@ class BodyChecker:
         self.scopes: list[dict[str, T.Type]] = []  # comprehension / lambda scopes
         # resolutions the lowering needs: id(node) -> python name
         self.resolved: dict[int, str] = {}
+        self._order_free: set[int] = set()  # generator expressions handed to an ORDER_FREE builtin
 
     def err(self, code: str, msg: str, span: Span, hint: str | None = None,
             severity: Severity = Severity.ERROR) -> None:
@@ -170,9 +267,28 @@ class BodyChecker:
                     self.local_types.pop(name, None)
 
     def _elem_type(self, it: A.Expr) -> T.Type:
-        if isinstance(it, A.Call) and isinstance(it.func, A.Name) and it.func.id == "range" \
-                and self._is_builtin("range"):
-            return T.INT
+        if isinstance(it, A.Call) and isinstance(it.func, A.Name) and self._is_builtin(it.func.id):
+            name, args = it.func.id, it.args
+            if name == "range":
+                return T.INT
+            if name == "enumerate" and len(args) == 1:
+                return T.TupleT((T.INT, T.erase(self._elem_type(args[0]))))
+            if name == "zip" and args and not it.keywords:
+                return T.TupleT(tuple(T.erase(self._elem_type(a)) for a in args))
+            if name == "reversed" and len(args) == 1:
+                return self._elem_type(args[0])
+        if isinstance(it, A.Call) and isinstance(it.func, A.Attribute) and not it.args \
+                and it.func.attr in ("keys", "values", "items"):
+            dt = T.shape(T.unwrap(self.infer(it.func.value)))
+            if isinstance(dt, T.DictT):
+                return {"keys": dt.key, "values": dt.value,
+                        "items": T.TupleT((T.erase(dt.key), T.erase(dt.value)))}[it.func.attr]
+        if isinstance(it, A.Comprehension) and it.kind == "gen":
+            self._push_comp_scope(it)
+            try:
+                return self.infer(it.elt)
+            finally:
+                self.scopes.pop()
         t = T.shape(T.unwrap(self.infer(it)))
         if isinstance(t, T.StrT):
             return T.STR
@@ -226,6 +342,14 @@ class BodyChecker:
                 return T.erase(lt)
             if e.op == "%" and isinstance(lt, T.StrT):
                 return T.STR
+            if e.op in ("|", "&", "^", "-"):
+                ls, rs = self._as_set(e.left, lt), self._as_set(e.right, rt)
+                if isinstance(ls, T.SetT) and (isinstance(rs, T.SetT) or isinstance(rt, T.AnyT)):
+                    if e.op in ("-", "&"):
+                        return T.SetT(T.erase(ls.elem))
+                    return T.SetT(self._common([ls.elem, rs.elem]) if isinstance(rs, T.SetT) else T.ANY)
+                if isinstance(rs, T.SetT) and isinstance(lt, T.AnyT) and e.op != "-":
+                    return T.SetT(T.ANY)
             return T.ANY
         if isinstance(e, A.IfExp):
             a, b = self.infer(e.body), self.infer(e.orelse)
@@ -271,6 +395,14 @@ class BodyChecker:
             return self._infer_call(e)
         return T.ANY
 
+    def _as_set(self, e: A.Expr, t: T.Type) -> T.Type:
+        """`t`, or the set a dict view stands for on either side of `| & ^ -`."""
+        if isinstance(e, A.Call) and isinstance(e.func, A.Attribute) and not e.args \
+                and e.func.attr in ("keys", "items") \
+                and isinstance(T.shape(T.unwrap(self.infer(e.func.value))), T.DictT):
+            return T.SetT(T.erase(self._elem_type(e)))
+        return t
+
     def _common(self, ts: list[T.Type]) -> T.Type:
         es = {T.erase(t) for t in ts}
         return es.pop() if len(es) == 1 else T.ANY
@@ -296,6 +428,8 @@ class BodyChecker:
                     if f.id == "list" and not e.args:
                         return T.ListT(T.ANY)
                     return T.ListT(T.erase(self._elem_type(e.args[0]))) if e.args else T.ANY
+                if f.id == "set":
+                    return T.SetT(T.erase(self._elem_type(e.args[0])) if e.args else T.ANY)
                 if f.id in ("min", "max") and len(e.args) == 1 and isinstance(ash, (T.ListT, T.SetT)):
                     return T.erase(ash.elem)
                 if f.id in ("min", "max") and len(e.args) > 1:
@@ -351,6 +485,42 @@ class BodyChecker:
             for n in names:
                 scope[n.id] = et if isinstance(g.target, A.Name) else T.ANY
 
+    # ------------------------------------------------------------ the order of sets (E601)
+
+    def _order(self, use: str, e: A.Expr, t: T.Type | None = None, **what) -> None:
+        """Report E601 at `e` when it is (`use` = "text": holds) a set whose order may vary."""
+        t = self.infer(e) if t is None else t
+        if not (_holds_unordered(t) if use == "text" else _unordered(t)):
+            return
+        msg = ORDER_MESSAGES[use].format(set=_describe_set(t), **what) + ORDER_REASON
+        hint = ORDER_HINTS.get(use, ORDER_HINTS["default"]).format(**what)
+        self.err("E601", msg, e.span, hint)
+
+    def _order_call(self, e: A.Call) -> None:
+        """The builtins and methods that read their argument's order (see ORDER_MESSAGES)."""
+        f, args = e.func, e.args
+        kws = {k.name: k.value for k in e.keywords}
+        if isinstance(f, A.Name) and self._is_builtin(f.id):
+            name = f.id
+            if name in ORDER_FREE:
+                if name in ("sorted", "min", "max") and "key" in kws and len(args) == 1 \
+                        and not _injective_key(kws["key"]):
+                    self._order("key", args[0], name=name)
+                elif name == "sum" and (len(args) > 1 or "start" in kws) and args:
+                    self._order("call", args[0], name=name)
+                elif len(args) == 1 and isinstance(args[0], A.Comprehension) and args[0].kind == "gen" \
+                        and not (name in ("sorted", "min", "max") and "key" in kws):
+                    self._order_free.add(id(args[0]))
+            elif name == "str" and args:
+                self._order("text", args[0], name=name)
+            elif name in ORDERING_BUILTINS:
+                for a in (args if name == "zip" else args[:1]):
+                    self._order("call", a, name=name)
+        elif isinstance(f, A.Attribute) and f.attr in ("join", "extend") and len(args) == 1:
+            rt = T.shape(T.unwrap(self.infer(f.value)))
+            if isinstance(rt, T.AnyT) or isinstance(rt, T.StrT if f.attr == "join" else T.ListT):
+                self._order("method", args[0], name=f.attr)
+
     # ------------------------------------------------------------ statements
 
     def _stmts(self, stmts) -> None:
@@ -371,6 +541,8 @@ class BodyChecker:
         if isinstance(s, A.Assign):
             for t in s.targets:
                 self._target(t)
+            if any(isinstance(t, (A.TupleExpr, A.ListExpr)) for t in s.targets):
+                self._order("unpack", s.value)
             self.expr(s.value)
         elif isinstance(s, A.AugAssign):
             self._target(s.target)
@@ -386,6 +558,7 @@ class BodyChecker:
             self._stmts(s.orelse)
         elif isinstance(s, A.For):
             self._target(s.target)
+            self._order("for", s.iter)
             self.expr(s.iter)
             self._stmts(s.body)
             self._stmts(s.orelse)
@@ -540,6 +713,9 @@ class BodyChecker:
                         isinstance(lt, (T.IntT, T.BoolT)) and isinstance(rt, (T.IntT, T.BoolT))):
                     self.err("E303", f"cannot add {lt} and {rt}", b.op_span,
                              "convert one side, e.g. str(n) or int(s)")
+                if b.op == "%" and isinstance(lt, T.StrT):  # "%s" % xs formats the text of xs
+                    for x in (b.right.elts if isinstance(b.right, A.TupleExpr) else (b.right,)):
+                        self._order("text", x)
                 stack.append(b.right)
                 stack.append(b.left)
             else:
@@ -558,11 +734,24 @@ class BodyChecker:
         finally:
             self.scopes.pop()
 
+    def _e_FormattedValue(self, e: A.FormattedValue) -> None:
+        self._order("text", e.value)
+        for c in A.children(e):
+            self.expr(c)
+
     def _e_Comprehension(self, e: A.Comprehension) -> None:
+        # a set comprehension's result has no order, and ORDER_FREE builtins do not read it
+        ordered = e.kind != "set" and id(e) not in self._order_free
+        kind = COMPREHENSION_KINDS.get(e.kind, e.kind)
         # the first iterable is evaluated in the enclosing scope, as in Python
+        if ordered:
+            self._order("comprehension", e.generators[0].iter, kind=kind)
         self.expr(e.generators[0].iter)
         self._push_comp_scope(e)
         try:
+            if ordered:
+                for g in e.generators[1:]:
+                    self._order("comprehension", g.iter, kind=kind)
             for node, is_target in A.comprehension_parts(e):
                 (self._target if is_target else self.expr)(node)
         finally:
@@ -575,6 +764,7 @@ class BodyChecker:
                 self.err(p[0], p[1], k.span, p[2])
         f = e.func
         nargs, kws = len(e.args), {k.name for k in e.keywords}
+        self._order_call(e)
         if isinstance(f, A.Name) and not self._is_local(f.id):
             sym = self.scope.lookup(f.id)
             if sym is not None and sym.kind in ("env", "helper"):

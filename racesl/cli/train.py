@@ -40,7 +40,6 @@ def _passthrough(args) -> list[str]:
 
 
 def _launch(args, cfg) -> int:
-    import os
     import subprocess
     import sys
 
@@ -53,9 +52,8 @@ def _launch(args, cfg) -> int:
     if args.num_processes:
         cmd += ["--num_processes", str(args.num_processes)]
     cmd += ["-m", "racesl", "train", *_passthrough(args)]
-    env = dict(os.environ, PYTHONHASHSEED="0")
     print("+ " + " ".join(cmd), file=sys.stderr)
-    return subprocess.call(cmd, env=env)
+    return subprocess.call(cmd)
 
 
 def execute(args) -> int:

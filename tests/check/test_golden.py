@@ -18,7 +18,7 @@ def diagnose(chunk, tmp_path: Path):
     checked = check_paths([src])
     diags = list(checked.diagnostics)
     if "#! probe" in chunk.text and checked.ok:
-        from racesl.cli.check import probe_env
+        from racesl.cli.check import SeedProbe, probe_env, set_builders
         from racesl.library import Library
 
         from racesl.graph.diagnostics import composition_diagnostics
@@ -27,8 +27,13 @@ def diagnose(chunk, tmp_path: Path):
         lib = Library(checked)
         graph, solver = build_graph(lib.envs.values(), True)
         diags += composition_diagnostics(graph, lib.root_envs, solver)
-        for env in lib.root_envs:
-            diags += probe_env(lib, env, 30, 0)[1]
+        seeds = SeedProbe(lib, set_builders(lib, lib.root_envs))  # E601 under other hash seeds
+        try:
+            for env in lib.root_envs:
+                diags += probe_env(lib, env, 30, 0, seeds=seeds)[1]
+            diags += seeds.finish()
+        finally:
+            seeds.close()
     return diags
 
 
