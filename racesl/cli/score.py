@@ -1,4 +1,8 @@
-"""`racesc score TASKS COMPLETIONS [-o SCORES]`: score `{"id", "completion"}` rows."""
+"""`racesc score TASKS COMPLETIONS [-o SCORES]`: score `{"id", "completion"}` rows.
+
+Each row gets `{"id", "score", "status", "detail"}` (see `racesl.rewards.verdict`); the
+summary gives the mean score by operator and size, and how many completions had each
+status."""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ import argparse
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tasks", metavar="TASKS", help="task records (.jsonl or .parquet)")
     p.add_argument("completions", metavar="COMPLETIONS", help='JSONL of {"id": ..., "completion": ...}')
-    p.add_argument("-o", "--output", metavar="SCORES", help='write {"id", "score"} rows here (JSONL)')
+    p.add_argument("-o", "--output", metavar="SCORES",
+                   help='write {"id", "score", "status", "detail"} rows here (JSONL)')
     p.add_argument("--library", action="append", default=[], metavar="FILE",
                    help="a library sidecar (default: TASKS.library.json when present)")
 
@@ -22,7 +27,7 @@ def execute(args) -> int:
 
     from racesl.cli.common import fail, stderr_console, stdout_console
     from racesl.records import dumps, read_records, write_jsonl
-    from racesl.rewards import load_sidecar, score
+    from racesl.rewards import STATUSES, load_sidecar, verdict
 
     err = stderr_console()
     try:
@@ -60,7 +65,8 @@ def execute(args) -> int:
             if rec is None:
                 missing += 1
                 continue
-            rows.append({"id": rid, "score": score(rec, completion)})
+            v = verdict(rec, completion)
+            rows.append({"id": rid, "score": v.score, "status": v.status, "detail": v.detail})
     if args.output:
         write_jsonl(rows, args.output)
     else:
@@ -77,7 +83,21 @@ def execute(args) -> int:
     t.add_column("mean", justify="right")
     for (op, size), xs in sorted(acc.items()):
         t.add_row(op, str(size), str(len(xs)), f"{sum(xs) / len(xs):.3f}")
-    (stdout_console() if args.output else err).print(t)
+    out = stdout_console() if args.output else err
+    out.print(t)
+    counts = dict.fromkeys(STATUSES, 0)
+    for r in rows:
+        counts[r["status"]] += 1
+    st = Table(title=f"status of {len(rows)} completions")
+    st.add_column("status")
+    st.add_column("n", justify="right")
+    st.add_column("share", justify="right")
+    for status, n in counts.items():
+        st.add_row(status, str(n), f"{n / len(rows):.3f}" if rows else "-")
+    out.print(st)
+    if counts["library_missing"]:
+        err.print(f"[yellow]warning:[/] {counts['library_missing']} completions could not be judged: their library "
+                  "was not found (pass --library FILE, or set RACESL_LIBRARY_PATH)")
     if missing or bad:
         err.print(f"[yellow]warning:[/] {missing} completions name unknown tasks, {bad} lines were unreadable")
     return 0

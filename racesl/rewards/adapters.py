@@ -1,20 +1,50 @@
-"""Reward adapters for RL frameworks. Each wraps `racesl.rewards.score`.
+"""Reward adapters for RL frameworks. Each wraps `racesl.rewards.verdict`: the reward is its
+score (exactly `racesl.rewards.score`), and the statuses are counted so a run shows why
+completions score 0 (no answer block, an unparsable answer, a missing library, ...).
 
 TRL (GRPOTrainer `reward_funcs=[races_reward]`): dataset rows carry the record's columns,
-which TRL passes as keyword lists. verl (`custom_reward_function.path` → `compute_score`):
-`ground_truth` is the answer and `extra_info["record"]` the whole record as JSON.
-OpenRLHF (`--reward.remote_url path/to/this/file.py` → `reward_func`): labels are the
-records as JSON text.
+which TRL passes as keyword lists; it gets a list of floats, and the statuses are counted
+in `STATUS_COUNTS` (read with `status_counts()`) and logged through TRL's `log_metric`
+when TRL passes it (as `races/status/<status>`, the share of the batch), with a
+`races_status` column in TRL's completions table. verl
+(`custom_reward_function.path` → `compute_score`): `ground_truth` is the answer and
+`extra_info["record"]` the whole record as JSON; it gets `{"score", "status", "detail",
+"status_<status>"...}`. OpenRLHF (`--reward.remote_url path/to/this/file.py` →
+`reward_func`): labels are the records as JSON text; `extra_logs` holds per-sample 0/1
+tensors `races/status/<status>`, whose mean OpenRLHF logs (the share of each status).
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import Counter
 from typing import Any
 
-from racesl.rewards.score import score
+from racesl.rewards.score import STATUSES, Verdict, verdict
 
 RECORD_FIELDS = ("id", "operator", "size", "chain", "settings", "input", "trace", "answer", "library", "extra")
+NO_RECORD = Verdict(0.0, "error", "no record for this completion")
+
+STATUS_COUNTS: Counter = Counter()  # statuses of every completion `races_reward` scored in this process
+_COUNTS_LOCK = threading.Lock()
+
+
+def status_counts(reset: bool = False) -> dict[str, int]:
+    """How many completions `races_reward` judged with each status (every status present,
+    zeros included) since the start or the last reset; `reset=True` starts over, so a
+    callback can log the counts of each logging step."""
+    with _COUNTS_LOCK:
+        out = {s: STATUS_COUNTS.get(s, 0) for s in STATUSES}
+        if reset:
+            STATUS_COUNTS.clear()
+    return out
+
+
+def count_statuses(verdicts) -> dict[str, int]:
+    """{status: count} over verdicts, every status present."""
+    c = Counter(v.status for v in verdicts)
+    return {s: c.get(s, 0) for s in STATUSES}
 
 
 def completion_text(c: Any) -> str:
@@ -39,11 +69,12 @@ def record_from(value: Any) -> dict | None:
     return None
 
 
-def races_reward(prompts=None, completions=None, **kwargs) -> list[float]:
+def races_reward(prompts=None, completions=None, log_metric=None, **kwargs) -> list[float]:
     """A TRL reward function. Dataset columns arrive as lists in kwargs: either a `record`
-    column (dict or JSON text) or the record's own columns (operator, answer, trace, ...)."""
+    column (dict or JSON text) or the record's own columns (operator, answer, trace, ...).
+    Returns the scores; counts the statuses (see `status_counts`)."""
     completions = completions or []
-    out: list[float] = []
+    verdicts: list[Verdict] = []
     for k, c in enumerate(completions):
         rec = None
         if "record" in kwargs:
@@ -56,31 +87,51 @@ def races_reward(prompts=None, completions=None, **kwargs) -> list[float]:
                         rec[f] = json.loads(rec[f])
             except (KeyError, IndexError, TypeError, ValueError):
                 rec = None
-        out.append(score(rec, completion_text(c)) if rec else 0.0)
-    return out
+        verdicts.append(verdict(rec, completion_text(c)) if rec else NO_RECORD)
+    counts = count_statuses(verdicts)
+    with _COUNTS_LOCK:
+        STATUS_COUNTS.update({s: n for s, n in counts.items() if n})
+    if log_metric is not None and verdicts:
+        for s, n in counts.items():
+            log_metric(f"races/status/{s}", n / len(verdicts))
+    log_extra = kwargs.get("log_extra")
+    if callable(log_extra) and verdicts:  # a column of TRL's completions table
+        log_extra("races_status", [v.status for v in verdicts])
+    return [v.score for v in verdicts]
 
 
-def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **_) -> float:
-    """verl's custom reward entry point."""
+def _status_fields(v: Verdict) -> dict:
+    return {"score": v.score, "status": v.status, "detail": v.detail,
+            **{f"status_{s}": 1.0 if v.status == s else 0.0 for s in STATUSES}}
+
+
+def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **_) -> dict:
+    """verl's custom reward entry point: {"score": the reward, "status", "detail", and a 0/1
+    "status_<status>" per status (numbers, so verl's validation metrics average them into
+    the share of each status)}. Every call returns the same keys, as verl requires. Without
+    a record in `extra_info` there is nothing to judge by: score 0, status `error`."""
     rec = None
     if isinstance(extra_info, dict):
         rec = record_from(extra_info.get("record"))
     if rec is None:
-        # without the record we can still check exact answers of value-answer operators
-        rec = {"operator": "loop", "answer": ground_truth or "", "trace": [ground_truth or ""]}
-    return score(rec, solution_str)
+        return _status_fields(Verdict(0.0, "error", "no record in extra_info"))
+    return _status_fields(verdict(rec, solution_str))
 
 
 def reward_func(queries, prompts, labels, **_) -> dict:
     """OpenRLHF's remote reward function: `labels` hold the records (JSON text)."""
     import torch  # OpenRLHF always has torch; racesl's core does not import it
 
-    rewards = []
+    verdicts = []
     for k, (q, label) in enumerate(zip(queries, labels)):
         rec = record_from(label)
         p = prompts[k] if prompts is not None and k < len(prompts) else ""
         # queries are prompt + response; the prompt's own <answer> example must not count
         response = q[len(p):] if isinstance(q, str) and p and q.startswith(p) else q
-        rewards.append(score(rec, response) if rec else 0.0)
-    t = torch.tensor(rewards, dtype=torch.float32)
-    return {"rewards": t, "scores": t, "extra_logs": {"races_reward": t}}
+        verdicts.append(verdict(rec, response) if rec else NO_RECORD)
+    t = torch.tensor([v.score for v in verdicts], dtype=torch.float32)
+    logs = {"races_reward": t}
+    for s in STATUSES:  # per sample, as OpenRLHF splits extra_logs by sample: the mean is the share
+        logs[f"races/status/{s}"] = torch.tensor([1.0 if v.status == s else 0.0 for v in verdicts],
+                                                 dtype=torch.float32)
+    return {"rewards": t, "scores": t, "extra_logs": logs}

@@ -1,16 +1,17 @@
-"""The reward for GRPO: `racesl.rewards.score` as a TRL reward function, logging the mean
-reward by operator and by operator × size, and handing each (operator, rung, reward) to the
-curriculum glue. Needs no torch."""
+"""The reward for GRPO: `racesl.rewards.verdict`'s score as a TRL reward function, logging
+the mean reward by operator and by operator × size and the share of each verdict status
+(`races/status/<status>`: why completions score 0), and handing each (operator, rung,
+reward) to the curriculum glue. Needs no torch."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
+from collections import Counter
 
 from racesl.rewards.adapters import completion_text as _completion_text
-from racesl.rewards.adapters import record_from
-from racesl.rewards.score import score
+from racesl.rewards.adapters import NO_RECORD, count_statuses, record_from
+from racesl.rewards.score import STATUSES, verdict
 
 
 class Observations:
@@ -40,12 +41,14 @@ class RacesReward:
         self.by_size = by_size
         self.seconds = 0.0  # time spent scoring (for the step-time breakdown)
         self.calls = 0
+        self.counts: Counter = Counter({s: 0 for s in STATUSES})  # verdict statuses of every completion so far
 
     def __call__(self, prompts=None, completions=None, record=None, operator=None, size=None, rung=None,
-                 log_metric=None, **_) -> list[float]:
+                 log_metric=None, log_extra=None, **_) -> list[float]:
         t0 = time.perf_counter()
         completions = completions or []
-        out: list[float] = []
+        verdicts = []
+        recs = []
         cache: dict[int, dict | None] = {}
         for k, c in enumerate(completions):
             raw = record[k] if record is not None else None
@@ -53,10 +56,21 @@ class RacesReward:
             if key not in cache:  # the same record repeats num_generations times
                 cache[key] = record_from(raw)
             rec = cache[key]
-            out.append(score(rec, _completion_text(c)) if rec else 0.0)
+            recs.append(rec)
+            verdicts.append(verdict(rec, _completion_text(c)) if rec else NO_RECORD)
+        out = [v.score for v in verdicts]
+        counts = count_statuses(verdicts)
+        self.counts.update(counts)
         self.seconds += time.perf_counter() - t0
         self.calls += 1
-        ops = operator or [(json.loads(r).get("operator", "?") if isinstance(r, str) else "?") for r in (record or [])]
+        if log_metric is not None and verdicts:
+            for s, n in counts.items():
+                log_metric(f"races/status/{s}", n / len(verdicts))
+        if log_extra is not None and verdicts:  # a column of TRL's completions table
+            log_extra("races_status", [v.status for v in verdicts])
+        ops = operator
+        if not ops and record is not None:
+            ops = [str(rec.get("operator", "?")) if rec else "?" for rec in recs]
         if log_metric is not None and ops:
             for k, r in enumerate(out):
                 op = ops[k]

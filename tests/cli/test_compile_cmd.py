@@ -13,7 +13,7 @@ import pytest
 
 from racesl import resources
 from racesl.records import read_records
-from racesl.rewards import score
+from racesl.rewards import load_sidecar, score
 from tests.search.taskutil import HALVE, PYTHON, REPO, TRIPLE, run_racesc, start_racesc, toy_library, wrap
 
 TOY = toy_library("toy", '''\
@@ -60,6 +60,7 @@ def test_formats_sidecar_and_summary(toy, tmp_path):
         assert side["library"] == a[0]["library"]
         assert side["modules"] == {"toy": TOY}
     assert _parts(tmp_path) == []
+    load_sidecar(tmp_path / "a.jsonl.library.json")  # sort and select re-execute in it
     for r in a:
         assert score(r, wrap(r["answer"])) == 1.0
 

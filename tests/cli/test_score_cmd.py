@@ -1,16 +1,19 @@
-"""`racesc score TASKS COMPLETIONS [-o SCORES]`: `{"id", "score"}` rows and a summary
-table; unknown ids and unreadable lines are counted, not fatal."""
+"""`racesc score TASKS COMPLETIONS [-o SCORES]`: `{"id", "score", "status", "detail"}` rows
+and a summary (mean score by operator and size, and the count of each status); unknown
+ids and unreadable lines are counted, not fatal."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 import shutil
 
 import pytest
 
 from racesl.library import load
 from racesl.records import read_records
+from racesl.rewards import STATUSES
 from tests.rewards.test_libraries import TOY
 from tests.search.taskutil import oracle_reaches, run_racesc, wrap
 
@@ -20,7 +23,8 @@ def compiled(tmp_path_factory):
     d = tmp_path_factory.mktemp("scorecmd")
     (d / "shop.races").write_text(TOY, encoding="utf-8")
     run_racesc("compile", d / "shop.races", "-n", 60, "-o", d / "tasks.jsonl", "-q",
-               "--operators", "sequential=2-3,sort=2-3,select=2-3,loop=2-3", cwd=d)
+               "--operators", "sequential=2-3,sort=2-3,select=2-3,loop=2-3",
+               "--filter", "sort_orders=1", cwd=d)  # keep sorts that other orders solve: re-executed answers
     records = read_records(d / "tasks.jsonl")
     lib = load([d / "shop.races"])
     assert lib.hash == records[0]["library"]
@@ -29,6 +33,12 @@ def compiled(tmp_path_factory):
     def add(rid, completion, score):
         rows.append({"id": rid, "completion": completion})
         want.setdefault(rid, []).append(score)
+
+    # one of each failing status, before the rest: no block, unparsable, wrong type
+    first = {r["operator"]: r for r in records}
+    add(first["sequential"]["id"], "I could not finish.", 0.0)
+    add(first["loop"]["id"], wrap("about ten"), 0.0)
+    add(first["sort"]["id"], wrap("Z"), 0.0)
 
     reexec = 0
     for r in records:
@@ -60,7 +70,12 @@ def test_scores_to_file(compiled):
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", d / "scores.jsonl", cwd=d)
     got = [json.loads(line) for line in (d / "scores.jsonl").read_text().splitlines()]
     assert [g["id"] for g in got] == [r["id"] for r in rows]
-    assert all(set(g) == {"id", "score"} for g in got)
+    assert all(set(g) == {"id", "score", "status", "detail"} for g in got)
+    assert all(g["status"] in STATUSES and (g["status"] == "ok" or g["score"] == 0.0) for g in got)
+    assert [(g["status"], g["score"]) for g in got[:3]] == [("no_answer", 0.0), ("unparsable", 0.0),
+                                                           ("wrong_type", 0.0)]
+    assert "label Z is not a candidate" in got[2]["detail"]
+    assert {g["status"] for g in got[3:]} == {"ok"}
     by_id: dict = {}
     for g in got:
         by_id.setdefault(g["id"], []).append(g["score"])
@@ -69,6 +84,13 @@ def test_scores_to_file(compiled):
     assert f"mean score of {len(rows)} completions" in p.stdout
     for op in {r["operator"] for r in records}:
         assert op in p.stdout
+    # the status counts: every status, with its count
+    assert f"status of {len(rows)} completions" in p.stdout
+    counts = {s: sum(g["status"] == s for g in got) for s in STATUSES}
+    assert counts["ok"] == len(rows) - 3
+    for status, n in counts.items():
+        assert re.search(rf"^\W*{status}\W+{n}\W+{n / len(rows):.3f}\W*$", p.stdout, re.M), (status, p.stdout)
+    assert "could not be judged" not in p.stderr
     # an unknown id and four unreadable lines (junk list minus the blank line and the unknown id)
     assert "1 completions name unknown tasks" in p.stderr
     assert "4 lines were unreadable" in p.stderr
@@ -104,6 +126,19 @@ def test_library_option(compiled, tmp_path):
     assert w == expected
     assert sum(wo) < sum(w)  # other orders/selections cannot be checked without the library
     assert all(b <= a for a, b in zip(w, wo))
+    # without it, every sort and select completion is library_missing, the recorded answers
+    # too (they used to score 1: a silent exact-match fallback), and the summary says so
+    records = {r["id"]: r for r in read_records(tmp_path / "tasks.jsonl")}
+    rows_wo = [json.loads(x) for x in (tmp_path / "without.jsonl").read_text().splitlines()]
+    for r in rows_wo:
+        if records[r["id"]]["operator"] in ("sort", "select"):
+            assert (r["score"], r["status"]) == (0.0, "library_missing"), r
+        else:
+            assert r["status"] != "library_missing"
+    n_missing = sum(r["status"] == "library_missing" for r in rows_wo)
+    p = run_racesc("score", tmp_path / "tasks.jsonl", tmp_path / "c.jsonl", cwd=tmp_path,
+                   env={"RACESL_LIBRARY_PATH": ""})
+    assert f"{n_missing} completions could not be judged" in p.stderr and "--library" in p.stderr
 
 
 def test_bad_inputs(compiled, tmp_path):
@@ -129,4 +164,5 @@ def test_missing_or_undecodable_completions(compiled, tmp_path):
     (tmp_path / "c.jsonl").write_bytes(b"\xff\xfe{}\n" + good.encode() + b"\n")
     p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", cwd=tmp_path, check=False)
     assert (p.returncode, "Traceback" in p.stderr) == (0, False), p.stderr[-400:]
-    assert [json.loads(x) for x in p.stdout.splitlines()] == [{"id": records[0]["id"], "score": 1.0}]
+    assert [json.loads(x) for x in p.stdout.splitlines()] == [{"id": records[0]["id"], "score": 1.0, "status": "ok",
+                                                               "detail": "right"}]

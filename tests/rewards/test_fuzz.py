@@ -1,5 +1,6 @@
 """Reward fuzz: junk completions (and junk records) never raise and always score a float
-in [0, 1]. A hand-written list of hostile inputs plus hypothesis."""
+in [0, 1], and `verdict` gives the same score for each (a differential test of the two
+entry points). A hand-written list of hostile inputs plus hypothesis."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from racesl.rewards import score
+from racesl.rewards import STATUSES, Verdict, score, verdict
 from tests.search.taskutil import OPERATORS, letters, one_per_operator, stdlib, stdlib_records, wrap
 
 PWNED = "/tmp/racesl-fuzz-pwned"
@@ -32,9 +33,16 @@ def records():
 
 
 def check(record, completion):
+    """score is a float in [0, 1]; verdict never raises and gives that very score, with a
+    known status (any status but ok with score 0) and a one-line detail."""
     v = score(record, completion)
     assert type(v) is float, (type(v), completion if not isinstance(completion, str) else completion[:200])
     assert 0.0 <= v <= 1.0 and not math.isnan(v)
+    d = verdict(record, completion)
+    shown = completion[:200] if isinstance(completion, str) else completion
+    assert isinstance(d, Verdict) and d.score == v, (d, v, shown)
+    assert d.status in STATUSES and (d.status == "ok" or v == 0.0), (d, shown)
+    assert isinstance(d.detail, str) and d.detail and "\n" not in d.detail and len(d.detail) <= 400, (d, shown)
     return v
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from racesl.library import load
-from racesl.rewards import libraries, load_sidecar, score, write_sidecar
-from racesl.search.config import CompileConfig, parse_operators
+from racesl.rewards import Verdict, libraries, load_sidecar, score, verdict, write_sidecar
+from racesl.search.config import CompileConfig, Filters, parse_operators
 from racesl.search.driver import compile_tasks
 from racesl.records import to_record
 from tests.search.taskutil import HALVE, TRIPLE, oracle_reaches, toy_library, wrap
@@ -29,7 +29,9 @@ def toy(tmp_path_factory):
     d = tmp_path_factory.mktemp("lib")
     (d / "shop.races").write_text(TOY, encoding="utf-8")
     lib = load([d / "shop.races"])
-    tasks, _ = compile_tasks(lib, CompileConfig(n=60, seed=0, operators=parse_operators("sort=2-3,select=2-3")))
+    # sort_orders=1 keeps sorts that other orders solve too: answers that need re-execution
+    tasks, _ = compile_tasks(lib, CompileConfig(n=60, seed=0, operators=parse_operators("sort=2-3,select=2-3"),
+                                                filters=Filters(sort_orders=1.0)))
     records = [to_record(t, k, 0, lib.hash) for k, t in enumerate(tasks)]
     return d, lib, records
 
@@ -75,17 +77,23 @@ def test_sidecar_round_trip(toy, tmp_path, fresh):
 
 def test_scoring_needs_the_library(toy, tmp_path, fresh, monkeypatch):
     d, lib, records = toy
+    # not findable yet: nothing is judged, the recorded answer included (it used to score 1)
+    for r in records:
+        v = verdict(r, wrap(r["answer"]))
+        assert (v.score, v.status) == (0.0, "library_missing") and lib.hash in v.detail
+        assert score(r, wrap(r["answer"])) == 0.0
     pairs = _needs_reexecution(lib, records)
     assert pairs, "the toy library should allow other orders/selections"
     for r, a in pairs:
-        assert score(r, wrap(a)) == 0.0  # not findable yet
-        assert score(r, wrap(r["answer"])) == 1.0
+        assert score(r, wrap(a)) == 0.0
     side = tmp_path / "found" / "x.library.json"
     side.parent.mkdir()
     write_sidecar(lib, side)
     monkeypatch.setenv("RACESL_LIBRARY_PATH", f"{tmp_path / 'nothing-here'}:{side.parent}")
     for r, a in pairs:
         assert score(r, wrap(a)) == 1.0
+    for r in records:
+        assert verdict(r, wrap(r["answer"])) == Verdict(1.0, "ok", "right")
 
 
 def test_library_path_may_name_a_file(toy, tmp_path, fresh, monkeypatch):

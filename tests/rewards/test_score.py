@@ -133,13 +133,15 @@ def test_select_any_selection_that_reaches_the_target(recs):
 
 
 def test_sort_select_without_the_library(recs):
-    """A record whose library cannot be found: the recorded answer still scores 1 (it is
-    the answer), anything that would need re-execution scores 0, and nothing raises."""
+    """A record whose library cannot be found: nothing can be judged, so everything scores
+    0, the recorded answer too (no silent exact-match fallback: it used to score 1, which
+    hid a missing library from a run whose model answered as recorded), and nothing
+    raises. `verdict` says library_missing (tests/rewards/test_verdict.py)."""
     for op in ("sort", "select"):
         r = dict(recs[op], library="sha256:" + "f" * 64)
         labels = r["answer"].split(", ")
-        assert score(r, wrap(r["answer"])) == 1.0
-        assert score(r, wrap(" ".join(labels))) == 1.0
+        assert score(r, wrap(r["answer"])) == 0.0
+        assert score(r, wrap(" ".join(labels))) == 0.0
         assert score(r, wrap(" ".join(reversed(labels)))) == 0.0
 
 
@@ -160,10 +162,14 @@ def test_verify_terminal_accepts_any_valid_answer():
     assert S("[100, (1, 100)]", rec) == 0.5  # outside the declared output type
     assert S("[100, 'x']", rec) == 0.5
     assert S("[101, (4, 25)]", rec) == 0.0
-    # without the library the checker cannot run: only the recorded answer counts
+    # without the library the checker cannot run: an answer that needs it scores 0 (status
+    # library_missing; it used to score 0.5, judged against the recorded value alone); the
+    # recorded value needs no checker; an answer wrong before the last step needs none either
     other = dict(rec, library="sha256:" + "e" * 64)
-    assert S("[100, (4, 25)]", other) == 0.5
+    assert S("[100, (4, 25)]", other) == 0.0
     assert S("[100, (2, 50)]", other) == 1.0
+    assert S("[101, (4, 25)]", other) == 0.0
+    assert S("[100]", other) == 0.5
 
 
 def test_settings_of_the_wrong_type_never_reach_a_body(recs, monkeypatch):

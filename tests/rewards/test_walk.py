@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from racesl.rewards import score
+from racesl.rewards import score, verdict
 from racesl.rewards.libraries import library_for
 from racesl.rewards.parse import matches, split_items
 from racesl.runtime.contract import canonical, parse_literal
@@ -88,7 +88,9 @@ def reference(record, given):
 
 
 def _check(record, text):
-    assert score(record, wrap(text)) == reference(record, text.strip()), (record["trace"], text)
+    got = score(record, wrap(text))
+    assert got == reference(record, text.strip()), (record["trace"], text)
+    assert verdict(record, wrap(text)).score == got, (record["trace"], text)
 
 
 # ------------------------------------------------------------ answers of many shapes
@@ -252,4 +254,6 @@ def test_single_value_records_agree():
     for record in records:
         for given in _single_answers(rng, record["answer"], pool) + ["[" + ", ".join(record["trace"]) + "]"]:
             want = 1.0 if given.strip() == record["answer"] or _ref_matches(given.strip(), record["answer"]) else 0.0
-            assert score(record, wrap(given)) == want, (record["answer"], given)
+            if not given.strip():
+                want = 0.0  # an empty block is no answer, even where the empty Str is the value
+            assert score(record, wrap(given)) == want == verdict(record, wrap(given)).score, (record["answer"], given)

@@ -57,12 +57,16 @@ def test_value_filter_every_switch():
     assert every_name <= set(FILTER_NAMES)
 
 
-def test_value_filter_keeps_booleans():
+def test_value_filter_keeps_booleans_apart_from_ints():
     """Bool is its own type in the language (`True` is not the integer 1, its text is
     `True`): the "outputs 0 or 1" filter must not drop Bool outputs (regression: `True in
-    (0, 1)` holds in Python, which once dropped every Bool-valued environment)."""
-    assert value_filter(F, True, "True") is None
-    assert value_filter(F, False, "False") is None
+    (0, 1)` holds in Python, which once dropped every Bool-valued environment). Bools are
+    dropped by their own filter, which can be turned off."""
+    keep = attrs.evolve(F, bool_values=False)
+    assert value_filter(keep, True, "True") is None
+    assert value_filter(keep, False, "False") is None
+    assert value_filter(F, True, "True") == value_filter(F, False, "False") == "bool"
+    assert value_filter(F, 1, "1") == "value"
 
 
 # ------------------------------------------------------------ filters inside a compile
