@@ -128,21 +128,23 @@ def _unordered(t: T.Type) -> bool:
     return isinstance(t, T.SetT) and _may_hold_str(t.elem)
 
 
-def _holds_unordered(t: T.Type) -> bool:
-    """Does a value of this type contain such a set anywhere (so its text shows that order)?"""
+def _parts(t: T.Type, unwrap: bool = False):
+    """`t` and every type nested in it (shapes; newtypes unwrapped on request)."""
     stack = [t]
     while stack:
-        t = T.shape(T.unwrap(stack.pop()))
-        if isinstance(t, T.SetT):
-            if _may_hold_str(t.elem):
-                return True
-        elif isinstance(t, T.ListT):
+        t = T.shape(T.unwrap(stack.pop()) if unwrap else stack.pop())
+        yield t
+        if isinstance(t, (T.ListT, T.SetT)):
             stack.append(t.elem)
         elif isinstance(t, T.TupleT):
             stack.extend(t.elems)
         elif isinstance(t, T.DictT):
             stack.extend((t.key, t.value))
-    return False
+
+
+def _holds_unordered(t: T.Type) -> bool:
+    """Does a value of this type contain such a set anywhere (so its text shows that order)?"""
+    return any(isinstance(p, T.SetT) and _may_hold_str(p.elem) for p in _parts(t, unwrap=True))
 
 
 def _describe_set(t: T.Type) -> str:
@@ -155,18 +157,7 @@ def _describe_set(t: T.Type) -> str:
 
 
 def _has_any(t: T.Type) -> bool:
-    stack = [t]
-    while stack:
-        t = T.shape(stack.pop())
-        if isinstance(t, T.AnyT):
-            return True
-        if isinstance(t, (T.ListT, T.SetT)):
-            stack.append(t.elem)
-        elif isinstance(t, T.TupleT):
-            stack.extend(t.elems)
-        elif isinstance(t, T.DictT):
-            stack.extend((t.key, t.value))
-    return False
+    return any(isinstance(p, T.AnyT) for p in _parts(t))
 
 
 def _injective_key(key: A.Expr) -> bool:
