@@ -6,7 +6,7 @@ import argparse
 import time
 from collections import Counter
 
-from racesl.cli.common import add_include
+from racesl.cli.common import add_include, count
 from racesl.diagnostics import Diagnostic, Severity
 
 DROP_REASONS = ("assert", "fuel", "timeout", "size", "recursion", "error")
@@ -17,7 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_include(p)
     p.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
                    help="prove edges and prune with Z3 (default: on)")
-    p.add_argument("--samples", type=int, default=50, metavar="N", help="inputs sampled per environment (default 50)")
+    p.add_argument("--samples", type=count(1), default=50, metavar="N",
+                   help="inputs sampled per environment, at least 1 (default 50)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--untrusted", action="store_true",
                    help="run environments in worker processes with memory and CPU limits")

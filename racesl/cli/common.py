@@ -32,6 +32,22 @@ def stdout_console() -> Console:
     return _unclipped(Console(highlight=False, soft_wrap=True))
 
 
+def count(lo: int, hi: int | None = None):
+    """An argparse type: an integer in lo..hi, else a usage error (exit 2) that says the range.
+    A count outside it would run forever (`compile -n 0`) or do nothing and report success."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if n < lo or (hi is not None and n > hi):
+            raise argparse.ArgumentTypeError(
+                f"must be at least {lo}" + (f" and at most {hi}" if hi is not None else "") + f", not {n}")
+        return n
+    parse.__name__ = "count"  # argparse names the type in its messages
+    return parse
+
+
 def add_include(p: argparse.ArgumentParser) -> None:
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    help="add a folder to the module search path")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from racesl.cli.common import add_include
+from racesl.cli.common import add_include, count
 
 FORMATS = ("jsonl", "parquet", "verl")
 
@@ -14,10 +14,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_include(p)
     p.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
                    help="prove edges and prune with Z3 (default: on)")
-    p.add_argument("-n", type=int, default=None, help="number of tasks (default 1000)")
+    p.add_argument("-n", type=count(1), default=None, help="number of tasks, at least 1 (default 1000)")
     p.add_argument("-o", "--output", metavar="OUT", help="output file (default tasks.jsonl)")
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--workers", type=int, default=1, help="worker processes (output does not depend on it)")
+    p.add_argument("--workers", type=count(1, 256), default=1,
+                   help="worker processes, 1 to 256 (output does not depend on it)")
     p.add_argument("--operators", metavar="SPEC",
                    help="operators and sizes, e.g. sequential=2-12,parallel=2-12,sort=2-6,select=2-6,branch,loop")
     p.add_argument("--config", metavar="TOML", help="a races.toml (default: ./races.toml when present)")
@@ -100,8 +101,6 @@ def execute(args) -> int:
         cfg, paths, include, out, fmt = _config(args)
     except (ConfigError, ValueError, OSError) as e:
         return fail(str(e))
-    if args.workers < 1:
-        return fail("--workers must be at least 1")
     checked = check_paths(paths, include)
     if not checked.ok:
         show_diagnostics(checked, err)

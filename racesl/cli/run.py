@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from racesl.cli.common import add_include, fail
+from racesl.cli.common import add_include, count, fail
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,10 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _budget(text: str) -> int:
     from racesl.runtime.limits import MAX_FUEL
 
-    n = int(text)
-    if n > MAX_FUEL:
-        raise argparse.ArgumentTypeError(f"at most {MAX_FUEL} steps")
-    return n
+    return count(0, MAX_FUEL)(text)
 
 
 def execute(args) -> int:

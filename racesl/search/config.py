@@ -71,9 +71,15 @@ FILTER_NAMES = ("error", "fuel", "timeout", "size", "assert", "domain", "value",
                 "answer_share")
 
 
+def _task_count(_inst, _attr, value) -> None:
+    # a compile stops when it has n tasks: n < 1 would never stop
+    if type(value) is not int or value < 1:
+        raise ConfigError(f"the task count n must be a whole number of at least 1, not {value!r}")
+
+
 @attrs.frozen
 class CompileConfig:
-    n: int = 1000
+    n: int = attrs.field(default=1000, validator=_task_count)
     seed: int = 0
     operators: tuple[tuple[str, int, int], ...] = tuple((o, *DEFAULT_SIZES[o]) for o in OPERATORS)
     filters: Filters = Filters()
