@@ -88,16 +88,23 @@ def races_reward(prompts=None, completions=None, log_metric=None, **kwargs) -> l
             except (KeyError, IndexError, TypeError, ValueError):
                 rec = None
         verdicts.append(verdict(rec, completion_text(c)) if rec else NO_RECORD)
-    counts = count_statuses(verdicts)
+    counts = log_statuses(verdicts, log_metric, kwargs.get("log_extra"))
     with _COUNTS_LOCK:
         STATUS_COUNTS.update({s: n for s, n in counts.items() if n})
-    if log_metric is not None and verdicts:
+    return [v.score for v in verdicts]
+
+
+def log_statuses(verdicts: list[Verdict], log_metric=None, log_extra=None) -> dict[str, int]:
+    """Count the statuses of one TRL batch and log them through TRL's hooks when it passes
+    them: the share of each as `races/status/<status>`, and a `races_status` column of its
+    completions table. Returns the counts."""
+    counts = count_statuses(verdicts)
+    if callable(log_metric) and verdicts:
         for s, n in counts.items():
             log_metric(f"races/status/{s}", n / len(verdicts))
-    log_extra = kwargs.get("log_extra")
-    if callable(log_extra) and verdicts:  # a column of TRL's completions table
+    if callable(log_extra) and verdicts:
         log_extra("races_status", [v.status for v in verdicts])
-    return [v.score for v in verdicts]
+    return counts
 
 
 def _status_fields(v: Verdict) -> dict:

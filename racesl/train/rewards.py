@@ -10,7 +10,7 @@ import time
 from collections import Counter
 
 from racesl.rewards.adapters import completion_text as _completion_text
-from racesl.rewards.adapters import NO_RECORD, count_statuses, record_from
+from racesl.rewards.adapters import NO_RECORD, log_statuses, record_from
 from racesl.rewards.score import STATUSES, verdict
 
 
@@ -59,15 +59,9 @@ class RacesReward:
             recs.append(rec)
             verdicts.append(verdict(rec, _completion_text(c)) if rec else NO_RECORD)
         out = [v.score for v in verdicts]
-        counts = count_statuses(verdicts)
-        self.counts.update(counts)
+        self.counts.update(log_statuses(verdicts, log_metric, log_extra))
         self.seconds += time.perf_counter() - t0
         self.calls += 1
-        if log_metric is not None and verdicts:
-            for s, n in counts.items():
-                log_metric(f"races/status/{s}", n / len(verdicts))
-        if log_extra is not None and verdicts:  # a column of TRL's completions table
-            log_extra("races_status", [v.status for v in verdicts])
         ops = operator
         if not ops and record is not None:
             ops = [str(rec.get("operator", "?")) if rec else "?" for rec in recs]
