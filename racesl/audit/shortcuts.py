@@ -33,6 +33,7 @@ from racesl.rewards import score
 from racesl.rewards.libraries import library_for
 from racesl.rewards.parse import expected_value
 from racesl.sample.seeding import item_rng
+from racesl.text import plural
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SELECT_GUESSES = 16
@@ -250,10 +251,6 @@ class Report:
                 num += c.order_insensitive * c.n
                 den += c.n
         return num / den if den else None
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def _entropy(counts: Counter) -> float:

@@ -23,6 +23,7 @@ from racesl.diagnostics import Span
 from racesl.lsp import index as I
 from racesl.lsp.context import View
 from racesl.syntax import ast as A
+from racesl.text import plural
 from racesl.types import types as T
 
 BUILTIN_DOCS = {
@@ -87,10 +88,6 @@ def declared_signature(fn: A.FuncDef) -> str:
     return f"{fn.kind} {fn.name}({params}){ret}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def composition_counts(envs: list[EnvSig], q: EnvSig) -> tuple[int, int, int, int]:
     """(predecessors, proved of them, successors, proved of them) of one environment in the
     signature graph of `envs`: the rule of `SignatureGraph` (equal shapes; terminal
@@ -123,8 +120,8 @@ def composition_line(view: View, sig: EnvSig) -> str | None:
     if sig.qualname not in names:
         envs = envs + [sig]
     np, kp, ns, ks = composition_counts(envs, sig)
-    return (f"composes after {_plural(np, 'env')} ({kp} proved) · "
-            f"before {_plural(ns, 'env')} ({ks} proved) in the loaded library ({_plural(len(envs), 'env')})")
+    return (f"composes after {plural(np, 'env')} ({kp} proved) · "
+            f"before {plural(ns, 'env')} ({ks} proved) in the loaded library ({plural(len(envs), 'env')})")
 
 
 def env_markdown(view: View, sig: EnvSig | None, fn: A.FuncDef | None, module: str) -> str:
@@ -235,8 +232,8 @@ def describe(view: View, occ: I.Occ) -> str | None:
         cm = view.module(t[1])
         if cm is None:
             return f"module `{t[1]}` (not found)"
-        return (_code(f"module {cm.name}") + f"\n\n{cm.path}\n\n{_plural(len(cm.envs), 'environment')}, "
-                f"{_plural(len(cm.helpers), 'helper')}, {_plural(len(cm.types), 'type')}")
+        return (_code(f"module {cm.name}") + f"\n\n{cm.path}\n\n{plural(len(cm.envs), 'environment')}, "
+                f"{plural(len(cm.helpers), 'helper')}, {plural(len(cm.types), 'type')}")
     if t[0] == "local":
         return local_markdown(view, occ, view.module(view.a.module_name))
     if t[0] == "it":
