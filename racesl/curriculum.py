@@ -25,47 +25,44 @@ several processes stay in step as long as each feeds the same gathered observati
 
 from __future__ import annotations
 
+import json
 import math
 import random
-from typing import Iterable
+from pathlib import Path
+from typing import ClassVar, Iterable
 
 import attrs
+
+from racesl.search.config import ConfigError, flag, number, one_of, unknown_keys, whole
 
 MODES = ("band", "monotone")
 ORDERS = ("size", "level", "interleave")
 
 
-class CurriculumError(ValueError):
-    pass
+CurriculumError = ConfigError  # one error type for every config (the CLI prints it in one line)
 
 
 @attrs.frozen
 class CurriculumConfig:
-    enabled: bool = True
-    mode: str = "band"
-    target: float = 0.3  # band mode: the success rate aimed at (EvoEnv)
-    tolerance: float = 0.1  # band mode: the band is [target - tolerance, target + tolerance]
-    threshold: float = 0.9  # monotone mode: success rate that raises the difficulty (RLVE)
-    window: int = 128  # observations at the current rung before a decision
-    success: float = 1.0  # a reward at least this counts as solved
-    levels: bool = False  # also move the environment level (0..max_level)
-    order: str = "interleave"  # how the ladder climbs: "size", "level" or "interleave"
-    spread: int = 0  # also draw from this many rungs below the current one
-    start: int = 0  # the rung every operator starts on (clamped to the ladder)
+    """Off unless asked for: `from_dict` of a [curriculum] section turns it on (a config
+    with no curriculum must sample sizes uniformly, as `racesc compile` does)."""
 
-    def __attrs_post_init__(self):
-        if self.mode not in MODES:
-            raise CurriculumError(f"curriculum mode must be one of {', '.join(MODES)}, not '{self.mode}'")
-        if self.order not in ORDERS:
-            raise CurriculumError(f"curriculum order must be one of {', '.join(ORDERS)}, not '{self.order}'")
-        if not 0.0 <= self.target <= 1.0 or not 0.0 <= self.threshold <= 1.0:
-            raise CurriculumError("curriculum target and threshold must lie in [0, 1]")
-        if self.tolerance < 0:
-            raise CurriculumError("curriculum tolerance must not be negative")
-        if self.window < 1:
-            raise CurriculumError("curriculum window must be at least 1")
-        if self.spread < 0 or self.start < 0:
-            raise CurriculumError("curriculum spread and start must not be negative")
+    SECTION: ClassVar[str] = "curriculum"
+
+    enabled: bool = attrs.field(default=False, validator=flag)
+    mode: str = attrs.field(default="band", validator=one_of(*MODES))
+    target: float = attrs.field(default=0.3, validator=number(0, 1))  # band mode: the success rate aimed at (EvoEnv)
+    # band mode: the band is [target - tolerance, target + tolerance]
+    tolerance: float = attrs.field(default=0.1, validator=number(0, 1))
+    # monotone mode: success rate that raises the difficulty (RLVE)
+    threshold: float = attrs.field(default=0.9, validator=number(0, 1))
+    window: int = attrs.field(default=128, validator=whole(1))  # observations at the current rung before a decision
+    success: float = attrs.field(default=1.0, validator=number(0, 1))  # a reward at least this counts as solved
+    levels: bool = attrs.field(default=False, validator=flag)  # also move the environment level (0..max_level)
+    # how the ladder climbs: "size", "level" or "interleave"
+    order: str = attrs.field(default="interleave", validator=one_of(*ORDERS))
+    spread: int = attrs.field(default=0, validator=whole(0))  # also draw from this many rungs below the current one
+    start: int = attrs.field(default=0, validator=whole(0))  # the rung every operator starts on (clamped to the ladder)
 
     @property
     def band(self) -> tuple[float, float]:
@@ -76,21 +73,10 @@ class CurriculumConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "CurriculumConfig":
-        known = {f.name for f in attrs.fields(cls)}
-        bad = sorted(set(data) - known)
-        if bad:
-            raise CurriculumError(f"unknown curriculum setting(s): {', '.join(bad)} (known: {', '.join(sorted(known))})")
-        kw = dict(data)
-        for key in ("enabled", "levels"):
-            if key in kw and not isinstance(kw[key], bool):
-                raise CurriculumError(f"curriculum {key} must be true or false")
-        for key in ("target", "tolerance", "threshold", "success"):
-            if key in kw:
-                kw[key] = float(kw[key])
-        for key in ("window", "spread", "start"):
-            if key in kw:
-                kw[key] = int(kw[key])
-        return cls(**kw)
+        """From a [curriculum] table: a section given turns the curriculum on unless it
+        says `enabled = false`."""
+        unknown_keys("curriculum", data, [f.name for f in attrs.fields(cls)])
+        return cls(**{"enabled": True, **data})
 
 
 @attrs.frozen
@@ -102,16 +88,28 @@ class Rung:
 
 @attrs.frozen
 class Move:
+    """One decision: the operator's rung before and after (the same rung when it stays)."""
+
     operator: str
     old: Rung
     new: Rung
     rate: float
     n: int
 
+    @property
+    def direction(self) -> str:
+        return "up" if self.new.index > self.old.index else "down" if self.new.index < self.old.index else "stay"
+
+    def as_dict(self) -> dict:
+        return {"operator": self.operator, "move": self.direction, "from_size": self.old.size,
+                "to_size": self.new.size, "from_level": self.old.level, "to_level": self.new.level,
+                "from_rung": self.old.index, "to_rung": self.new.index, "rate": round(self.rate, 4), "n": self.n}
+
     def __str__(self) -> str:
-        arrow = "up" if self.new.index > self.old.index else "down"
         lvl = "" if self.new.level is None else f", level {self.old.level}->{self.new.level}"
-        return (f"{self.operator}: {arrow} to size {self.new.size}{lvl} "
+        if self.direction == "stay":
+            return f"{self.operator}: stays at size {self.new.size}{lvl} (success {self.rate:.2f} over {self.n})"
+        return (f"{self.operator}: {self.direction} to size {self.new.size}{lvl} "
                 f"(size was {self.old.size}; success {self.rate:.2f} over {self.n})")
 
 
@@ -164,7 +162,8 @@ class Curriculum:
             self.ops[name] = _OpState(rungs, min(self.config.start, len(rungs) - 1))
         if not self.ops:
             raise CurriculumError("a curriculum needs at least one operator")
-        self.history: list[Move] = []
+        self.history: list[Move] = []  # the moves so far
+        self.decisions: list[Move] = []  # the last update's decisions, stays included
 
     # ------------------------------------------------------------ reading
 
@@ -205,9 +204,11 @@ class Curriculum:
         return sum(self.observe(op, rung, r) for op, rung, r in items)
 
     def update(self) -> list[Move]:
-        """Move each operator whose window is full and whose success rate left the band."""
+        """Move each operator whose window is full and whose success rate left the band.
+        Returns the moves; `decisions` also holds the windows that left the rung as it was."""
         lower, upper = self.config.band
         moves: list[Move] = []
+        self.decisions = []
         for op in sorted(self.ops):
             st = self.ops[op]
             if st.n < self.config.window:
@@ -222,9 +223,10 @@ class Curriculum:
             elif rate < lower:
                 step = -1
             new = max(0, min(st.index + step, len(st.rungs) - 1))
+            decision = Move(op, st.rungs[st.index], st.rungs[new], rate, st.n)
+            self.decisions.append(decision)
             if new != st.index:
-                move = Move(op, st.rungs[st.index], st.rungs[new], rate, st.n)
-                moves.append(move)
+                moves.append(decision)
                 st.index = new
                 st.moves += 1
             # a full window is spent either way: the next decision uses fresh evidence
@@ -246,3 +248,14 @@ class Curriculum:
                 continue
             st.index = max(0, min(int(s["rung"]), len(st.rungs) - 1))
             st.n, st.solved, st.moves = int(s.get("n", 0)), int(s.get("solved", 0)), int(s.get("moves", 0))
+
+
+def append_decisions(path: str | Path, step: int, decisions: Iterable[Move]) -> None:
+    """Add one JSON line per decision to `path` (curriculum.jsonl), flushed line by line,
+    so a run cut off at any point leaves whole lines."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("a", encoding="utf-8") as f:
+        for d in decisions:
+            f.write(json.dumps({"step": step, **d.as_dict()}) + "\n")
+            f.flush()

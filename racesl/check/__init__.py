@@ -8,7 +8,7 @@ from typing import Any, Callable
 import attrs
 
 from racesl.check.checker import ModuleChecker
-from racesl.check.loader import Loader, expand_paths
+from racesl.check.loader import Loader, expand_paths, source_notes
 from racesl.check.model import CheckedModule, EnvSig, HelperSig
 from racesl.diagnostics import Diagnostic, has_errors
 
@@ -18,6 +18,7 @@ class Checked:
     modules: dict[str, CheckedModule]  # dependency order
     roots: list[str]  # the modules named on the command line
     diagnostics: list[Diagnostic]
+    notes: list[str] = attrs.field(factory=list)  # which copy a path named `stdlib` read
 
     @property
     def ok(self) -> bool:
@@ -35,8 +36,10 @@ class Checked:
 
 def check_paths(paths: list[str | Path], include: list[str | Path] = (), overlay: dict[str, str] | None = None) -> Checked:
     loader = Loader([Path(p) for p in include], overlay)
-    return check_loaded(loader, expand_paths(list(paths)),
-                        lambda src, checked: ModuleChecker(src, checked, loader.broken).run())
+    checked = check_loaded(loader, expand_paths(list(paths)),
+                           lambda src, checked: ModuleChecker(src, checked, loader.broken).run())
+    checked.notes = source_notes(list(paths))
+    return checked
 
 
 def check_loaded(loader: Loader, paths, check_one: Callable[[Any, dict[str, CheckedModule]], CheckedModule]) -> Checked:

@@ -11,6 +11,7 @@ import attrs
 from racesl.check import names as N
 from racesl.diagnostics import Diagnostic, Severity, Span
 from racesl.syntax import ast as A
+from racesl.text import article, plural
 from racesl.types import types as T
 
 
@@ -149,15 +150,28 @@ def _holds_unordered(t: T.Type) -> bool:
 
 def _describe_set(t: T.Type) -> str:
     t = T.erase(T.unwrap(t))
-    if isinstance(t, T.SetT) and not _has_any(t):
+    if isinstance(t, T.SetT) and not has_unknown(t):
         return f"a {t}"
     if isinstance(t, T.SetT):
         return "a set whose elements may be strings"
-    return f"a {t}" if not _has_any(t) else "a value holding a set that may hold strings"
+    return f"a {t}" if not has_unknown(t) else "a value holding a set that may hold strings"
 
 
-def _has_any(t: T.Type) -> bool:
+def has_unknown(t: T.Type) -> bool:
+    """Does the type hold a part the checker could not resolve (shown as "?")?"""
     return any(isinstance(p, T.AnyT) for p in _parts(t))
+
+
+_CONVERT = {T.IntT: "int", T.BoolT: "bool", T.StrT: "str", T.ListT: "list", T.TupleT: "tuple", T.DictT: "dict"}
+
+
+def _short(e: A.Expr) -> str:
+    """An operand as hint text: a name as it is, anything longer as `x`."""
+    if isinstance(e, A.Name):
+        return e.id
+    if isinstance(e, A.Const) and not isinstance(e.value, bool):
+        return repr(e.value)
+    return "x"
 
 
 def _injective_key(key: A.Expr) -> bool:
@@ -206,7 +220,8 @@ class BodyChecker:
                     self.locals.add(t.id)
         self._infer_locals(fn.body, params)
         self._stmts(fn.body)
-        if returns is not None and not always_exits(fn.body) and "#recovered" not in self.scope.skipped:
+        if returns is not None and not always_exits(fn.body) and "#recovered" not in self.scope.skipped \
+                and "#indent" not in self.scope.skipped:
             self.err("E507", f"'{fn.name}' can reach the end of its body without returning a value",
                      fn.name_span, "add a return statement at the end (or `assert False` for unreachable ends)")
         if returns is not None:
@@ -518,8 +533,9 @@ class BodyChecker:
         dead = False
         for s in stmts:
             if dead:
-                self.err("W602", "unreachable code", s.span, "remove it, or move it before the "
-                         "return/break/continue", Severity.WARNING)
+                if "#indent" not in self.scope.skipped:  # after an E103 the blocks are a guess
+                    self.err("W602", "unreachable code", s.span, "remove it, or move it before the "
+                             "return/break/continue", Severity.WARNING)
                 dead = False  # one warning per block
                 break
             self._stmt(s)
@@ -667,6 +683,8 @@ class BodyChecker:
         if not isinstance(e.value, A.Name) or self._is_local(e.value.id):
             return None
         sym = self.scope.symbols.get(e.value.id)
+        if sym is not None and sym.kind == "error":
+            return Symbol("error", "")  # a name whose import failed (reported there): nothing to add
         if sym is None or sym.kind != "module":
             return None
         self.scope.used.add(e.value.id)
@@ -702,8 +720,7 @@ class BodyChecker:
                 lt, rt = T.erase(self.infer(b.left)), T.erase(self.infer(b.right))
                 if b.op == "+" and not T.compatible(lt, rt) and not (
                         isinstance(lt, (T.IntT, T.BoolT)) and isinstance(rt, (T.IntT, T.BoolT))):
-                    self.err("E303", f"cannot add {lt} and {rt}", b.op_span,
-                             "convert one side, e.g. str(n) or int(s)")
+                    self.err("E303", f"cannot add {lt} and {rt}", b.op_span, self._add_hint(b, lt, rt))
                 if b.op == "%" and isinstance(lt, T.StrT):  # "%s" % xs formats the text of xs
                     for x in (b.right.elts if isinstance(b.right, A.TupleExpr) else (b.right,)):
                         self._order("text", x)
@@ -711,6 +728,26 @@ class BodyChecker:
                 stack.append(b.left)
             else:
                 self.expr(b)
+
+    def _add_hint(self, b: A.BinOp, lt: T.Type, rt: T.Type) -> str:
+        """How to make `left + right` add: unwrap a newtype with its representation's
+        constructor (int(n), str(s), list(xs)), or convert between Int and Str."""
+        for side, t in ((b.left, lt), (b.right, rt)):
+            if isinstance(t, T.NewT):
+                rep = T.erase(T.unwrap(t))
+                conv = _CONVERT.get(type(rep))
+                text = _short(side)
+                mod, _, short = t.name.rpartition(".")
+                name = short if mod == self.scope.module else t.name
+                if conv is not None:
+                    return (f"{text} is {article(name)}, a newtype of {rep}: write {conv}({text}) to compute "
+                            f"with its {rep} value (see the language reference, §2.3)")
+                return f"{text} is {article(name)}, a newtype of {rep}: `+` needs both sides of one type"
+        kinds = {type(lt): b.left, type(rt): b.right}
+        if set(kinds) == {T.StrT, T.IntT}:
+            n, s = _short(kinds[T.IntT]), _short(kinds[T.StrT])
+            return f"write str({n}) to join texts, or int({s}) to add numbers"
+        return "convert one side, e.g. str(n) or int(s)"
 
     def _e_Lambda(self, e: A.Lambda) -> None:
         scope = {}
@@ -792,7 +829,7 @@ class BodyChecker:
                          f"parameters: {', '.join(sym.params)}")
         given = len(e.args) + len(e.keywords)
         if given != nparams:
-            self.err("E504", f"'{shown}' takes {nparams} argument{'s' * (nparams != 1)}, {given} given", e.span,
+            self.err("E504", f"'{shown}' takes {plural(nparams, 'argument')}, {given} given", e.span,
                      f"signature: {shown}({', '.join(sym.params)})")
 
     def _arity(self, e, shown, lo, hi, allowed, nargs, kws) -> None:
@@ -802,7 +839,8 @@ class BodyChecker:
                      f"allowed keywords: {', '.join(sorted(allowed))}" if allowed else "pass arguments by position")
         if nargs < lo or (hi is not None and nargs > hi):
             want = f"{lo}" if lo == hi else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
-            self.err("E504", f"'{shown}' takes {want} positional argument{'s' * (want != '1')}, {nargs} given", e.span)
+            noun = "positional argument" if want == "1" else "positional arguments"
+            self.err("E504", f"'{shown}' takes {want} {noun}, {nargs} given", e.span)
 
     def _method_call(self, e: A.Call, f: A.Attribute, nargs: int, kws: set[str]) -> None:
         name = f.attr

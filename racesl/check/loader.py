@@ -7,12 +7,13 @@ of each file is still checked.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import attrs
 
 from racesl import resources
-from racesl.diagnostics import Diagnostic, Label, Span
+from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
 from racesl.syntax.parser import decode_source, parse_module
 
@@ -40,15 +41,82 @@ def search_path(importer: Path | None, include: list[Path]) -> list[Path]:
     return dirs
 
 
+BUNDLED = "stdlib"  # the name of the bundled standard library wherever a path is expected
+
+
+def locate(path: str | Path) -> Path:
+    """`path` as given, or, for `stdlib` and `stdlib/MODULE[.races]` when no such local
+    path exists, the bundled library's copy: a pip user's `racesc check stdlib` works from
+    any folder, while a local folder named `stdlib` still wins."""
+    p = Path(path)
+    if p.exists() or not p.parts or p.parts[0] != BUNDLED or p.is_absolute():
+        return p
+    found = resources.stdlib_dir().joinpath(*p.parts[1:])
+    if not found.exists() and found.suffix != ".races":
+        found = found.with_name(found.name + ".races")
+    return found if found.exists() else p
+
+
+def source_notes(paths: list[str | Path]) -> list[str]:
+    """One line per path that named the standard library, saying which copy was read
+    (none when the local folder is the bundled one, as in a source checkout)."""
+    notes = []
+    bundled = resources.stdlib_dir().resolve()
+    for given in dict.fromkeys(map(str, paths)):
+        p = Path(given)
+        if not p.parts or p.parts[0] != BUNDLED or p.is_absolute():
+            continue
+        if not p.exists():
+            if locate(p) != p:
+                notes.append(f"{given}: the bundled standard library ({bundled})")
+        elif Path(BUNDLED).resolve() != bundled:
+            notes.append(f"{given}: the local folder {Path(BUNDLED).resolve()}, not the bundled standard library")
+    return notes
+
+
 def expand_paths(paths: list[str | Path]) -> list[Path]:
-    """Files as given; directories → their `.races` files, sorted (deterministic order)."""
+    """Files as given (`stdlib` names the bundled library, see `locate`); directories →
+    their `.races` files, sorted (deterministic order)."""
     out: list[Path] = []
-    for p in map(Path, paths):
+    for p in map(locate, paths):
         if p.is_dir():
             out.extend(sorted(p.rglob("*.races")))
         else:
             out.append(p)
     return out
+
+
+def python_module_hint(mod: A.Module, modname: str, node) -> str:
+    """What to use instead of a Python module: the builtins among the names the file takes
+    from it (`math.gcd`, `from math import gcd`), and a helper for the others."""
+    from racesl.check.names import BUILTINS
+
+    used: list[str] = []
+    if isinstance(node, A.FromImport):
+        used = [n.name for n in node.names]
+    else:
+        for item in mod.items:
+            for n in A.walk(item):
+                if isinstance(n, A.Attribute) and isinstance(n.value, A.Name) and n.value.id == modname \
+                        and n.attr not in used:
+                    used.append(n.attr)
+    have = [u for u in used if u in BUILTINS]
+    lack = [u for u in used if u not in BUILTINS]
+    parts = []
+    if have:
+        names = ", ".join(f"{u}(...)" for u in have)
+        parts.append(f"{names} {'is a builtin' if len(have) == 1 else 'are builtins'}: call "
+                     f"{'it' if len(have) == 1 else 'them'} without '{modname}.'")
+    if lack:
+        names = ", ".join(f"'{u}'" for u in lack)
+        parts.append(f"{names} {'is not a builtin' if len(lack) == 1 else 'are not builtins'}: "
+                     f"write {'it as a `def` helper' if len(lack) == 1 else 'them as `def` helpers'}")
+    if modname.partition(".")[0] in ("random", "secrets"):
+        parts = ["a body has no randomness; a sampler gets it through its `rng` parameter "
+                 "(rng.randint, rng.choice, rng.sample, rng.shuffle)"]
+    if not parts:
+        parts.append("bodies call the builtins (abs, divmod, pow, min, max, sum, sorted, ...) and `def` helpers")
+    return "; ".join(parts) + "; remove the import"
 
 
 class Loader:
@@ -83,7 +151,10 @@ class Loader:
         try:
             text, mod, diags = self._parse(path)
         except OSError as e:
-            self.diagnostics.append(Diagnostic("E202", f"cannot read {path}: {e.strerror}", Span(1, 1, 1, 1), str(path)))
+            hint = (f"the bundled library's modules: {', '.join(sorted(q.stem for q in resources.stdlib_dir().glob('*.races')))}"
+                    if path.parts[:1] == (BUNDLED,) else "check the path; `stdlib` names the bundled library")
+            self.diagnostics.append(Diagnostic("E202", f"cannot read {path}: {e.strerror}", Span(1, 1, 1, 1), str(path),
+                                               hint=hint))
             return None
         src = Source(name, str(path), text, mod, diags, module_imports(mod))
         self.sources[name] = src
@@ -99,6 +170,11 @@ class Loader:
             if cand.exists() or str(cand) in self.overlay:
                 self.load_file(cand)
                 return
+        if modname.partition(".")[0] in sys.stdlib_module_names:
+            importer.diagnostics.append(Diagnostic(
+                "E202", f"'{modname}' is a Python module; a .races file can import only .races modules",
+                node.module_span, importer.path, hint=python_module_hint(importer.ast, modname, node)))
+            return
         where = ", ".join(str(d) for d in search_path(Path(importer.path), self.include)[:3])
         importer.diagnostics.append(Diagnostic(
             "E202", f"module '{modname}' not found", node.module_span, importer.path,

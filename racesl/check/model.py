@@ -71,3 +71,24 @@ class CheckedModule:
     exports: dict = attrs.Factory(dict)  # name → body.Symbol, what importers see
     local_types: dict = attrs.Factory(dict)  # function → {local: Type}, for the editor
     resolved: dict = attrs.Factory(dict)  # id(name node) → lowered python name
+
+
+def declared_name(te, fallback) -> str:
+    """A type as the signature names it: `Bits`, `List[Word]`, `numbers.Small`; a refinement
+    written in place (`Int where ...`) shows as its base name. `fallback` (a Type) when the
+    annotation is missing."""
+    if te is None:
+        return str(fallback)
+    return te.name + ("[" + ", ".join(declared_name(a, "?") for a in te.args) + "]" if te.args else "")
+
+
+def declared_param(env, name: str, fallback) -> str:
+    """The declared type name of one of an environment's parameters (see `declared_name`)."""
+    return declared_name(next((p.annotation for p in env.node.params if p.name == name), None), fallback)
+
+
+def declared_signature(env) -> str:
+    """`Bits -> Word`: an environment's input and output types as its signature writes them."""
+    params = env.node.params
+    return (f"{declared_name(params[0].annotation if params else None, env.input)} -> "
+            f"{declared_name(env.node.returns, env.output)}")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import time
-from collections import Counter
 
 from racesl.cli.common import add_include, count
+from racesl.check.model import declared_signature
 from racesl.diagnostics import Diagnostic, Severity
-
-DROP_REASONS = ("assert", "fuel", "timeout", "size", "recursion", "error")
+from racesl.sample.probe import DROP_REASONS, SeedProbe, probe_env, set_builders
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,318 +21,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--untrusted", action="store_true",
                    help="run environments in worker processes with memory and CPU limits")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary table")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object on stdout instead of the table (docs/compile.md)")
 
 
 def _short(s: str, n: int = 44) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _level(i: int, n: int) -> int:
-    return min(2, i * 3 // max(n, 1))
-
-
-def probe_env(lib, env, samples: int, seed: int, runner=None,
-              seeds: "SeedProbe | None" = None) -> tuple[Counter, list[Diagnostic], float]:
-    """Sample an environment's inputs, run each twice, check contracts and laws; with
-    `seeds`, also hand each run to it, to be run again under other hash seeds."""
-    from racesl.runtime.contract import canonical
-    from racesl.sample.default import NoSample
-    from racesl.sample.seeding import item_rng
-
-    runner = runner or lib.run
-    diags: list[Diagnostic] = []
-    counts: Counter = Counter()
-    sample_fail = None
-    contract_reported = det_reported = law_reported = False
-    t0 = time.perf_counter()
-
-    def diag(code: str, msg: str, hint: str | None = None, sev=Severity.ERROR) -> None:
-        diags.append(Diagnostic(code, msg, env.span, env.path, sev, hint))
-
-    for i in range(samples):
-        rng = item_rng(seed, env.qualname, i)
-        level = _level(i, samples)
-        try:
-            x = lib.sample_input(env, rng, level)
-            st = lib.sample_settings(env, rng, level)
-        except NoSample as e:
-            counts["no sample"] += 1
-            sample_fail = sample_fail or str(e)
-            continue
-        r1, r2 = runner(env, x, st), runner(env, x, st)
-        shown = f"{env.name}({', '.join(canonical(v) for v in (x,) + st)})"
-        if (r1.status, canonical(r1.value)) != (r2.status, canonical(r2.value)) and not det_reported:
-            det_reported = True
-            diag("E601", f"{shown} gave {canonical(r1.value) if r1.ok else '!' + r1.status} once and "
-                 f"{canonical(r2.value) if r2.ok else '!' + r2.status} the next time",
-                 "environments must be deterministic: avoid iterating over sets, sort first")
-        counts[r1.status] += 1
-        if seeds is not None and not det_reported:
-            seeds.add(env, x, st, r1)
-        if r1.status == "contract" and not contract_reported:
-            contract_reported = True
-            diag("E600", f"{shown} returned {canonical(r1.value)}, outside {env.output}: {r1.detail}",
-                 "fix the body, or widen the declared return type")
-        if r1.ok and env.laws and not law_reported:
-            y = r1.value
-            again = runner(env, y, st)
-            for law in env.laws:
-                want = y if law == "idempotent" else x
-                if not again.ok or canonical(again.value) != canonical(want):
-                    law_reported = True
-                    got = canonical(again.value) if again.ok else "!" + again.status
-                    rule = f"{env.name}({env.name}(x)) == {'{}(x)'.format(env.name) if law == 'idempotent' else 'x'}"
-                    diag("E603", f"law {law} fails: {rule} is false for x = {canonical(x)} "
-                         f"({env.name}(x) = {canonical(y)}, applied again: {got})",
-                         f"remove @laws({law}) or fix the body")
-                    break
-    elapsed = time.perf_counter() - t0
-    if counts["no sample"] == samples:
-        diag("E602", f"could not sample inputs for '{env.name}': {sample_fail}",
-             "the refinement may be unsatisfiable or too narrow; add @sample(param=helper)")
-    elif counts["ok"] < samples / 2 and samples >= 4:
-        worst = max((r for r in DROP_REASONS + ("contract", "no sample")), key=lambda r: counts[r])
-        diag("W600", f"'{env.name}' succeeds on only {counts['ok']} of {samples} sampled inputs "
-             f"(most often: {worst})",
-             "narrow the input refinement or add a sampler so sampled inputs are in the domain",
-             Severity.WARNING)
-    return counts, diags, elapsed
-
-
-# ---------------------------------------------------------------- other hash seeds (E601)
-#
-# The order in which CPython iterates a set of strings depends on the process's hash seed.
-# The checker refuses what it can see (racesl.check.body, ORDER_MESSAGES); what it cannot —
-# a set handed to an untyped helper, say — shows up only when the same inputs are run in
-# processes with other seeds. Only environments whose body, or a function it reaches, builds
-# a set at all (`set_builders`) pay for that: their sampled runs are sent to two fresh
-# interpreters (not forked workers, which inherit this process's seed) started with
-# PYTHONHASHSEED set, before the sampling, so that they start while it runs.
-
-HASH_SEEDS = ("1", "2", "3")  # the children take the first two that differ from ours
-_SET_OPS = frozenset({"|", "&", "^", "-"})
-_INCOMPARABLE = frozenset({"timeout", "size"})  # a wall clock or a render bound, not the body
-_CHILD = """
-import json, marshal, pickle, sys
-from racesl.runtime.contract import canonical
-from racesl.runtime.execute import Program
-from racesl.runtime.watchdog import WATCHDOG
-code, memory_mb = pickle.load(sys.stdin.buffer)  # sent at once, loaded while the parent samples
-prog = Program(marshal.loads(code), "<races>")
-if memory_mb:
-    from racesl.runtime.sandbox import _vsize
-    import resource
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = _vsize() + memory_mb * (1 << 20)
-    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
-calls, fuel, wall = pickle.load(sys.stdin.buffer)  # sent when the sampling is done
-out = []
-with WATCHDOG.session():
-    for name, args in calls:
-        o = prog.call(name, args, fuel=fuel, wall=wall)
-        out.append([o.status, canonical(o.value) if o.status == "ok" else None])
-sys.stdout.write(json.dumps(out))
-sys.stdout.flush()
-import os
-os._exit(0)  # no interpreter shutdown (tens of ms, and the parent waits for it)
-"""
-
-
-def _builds_set(fn) -> bool:
-    """Does this function's body build a set: `set(...)`, `{a, b}`, `{x for ...}`, or a set
-    operator on a dict's `keys()`/`items()`?"""
-    from racesl.syntax import ast as A
-
-    for stmt in fn.body:
-        for n in A.walk(stmt):
-            if isinstance(n, A.SetExpr) or (isinstance(n, A.Comprehension) and n.kind == "set"):
-                return True
-            if isinstance(n, A.Call) and isinstance(n.func, A.Name) and n.func.id in ("set", "frozenset"):
-                return True
-            if isinstance(n, A.BinOp) and n.op in _SET_OPS and any(
-                    isinstance(o, A.Call) and isinstance(o.func, A.Attribute) and o.func.attr in ("keys", "items")
-                    for o in (n.left, n.right)):
-                return True
-    return False
-
-
-def set_builders(lib, envs) -> list:
-    """The environments of `envs` whose body, or a helper or environment it names (at any
-    depth), builds a set."""
-    from racesl.syntax import ast as A
-
-    builds: set[str] = set()  # pynames of the functions that build a set themselves
-    callers: dict[str, set[str]] = {}  # pyname → the functions that name it
-    for cm in lib.checked.modules.values():
-        for sig in (*cm.envs.values(), *cm.helpers.values()):
-            if _builds_set(sig.node):
-                builds.add(sig.pyname)
-            for stmt in sig.node.body:
-                for n in A.walk(stmt):
-                    callee = cm.resolved.get(id(n)) if isinstance(n, (A.Name, A.Attribute)) else None
-                    if callee is not None:
-                        callers.setdefault(callee, set()).add(sig.pyname)
-    reach, stack = set(builds), list(builds)
-    while stack:
-        for c in callers.get(stack.pop(), ()):
-            if c not in reach:
-                reach.add(c)
-                stack.append(c)
-    return [e for e in envs if e.pyname in reach]
-
-
-def _program_code(lib, envs) -> bytes:
-    """The instrumented code of just the lowered functions these environments reach, marshalled
-    (the children run this same interpreter): what `Library.program` runs, cut to size."""
-    import ast as py
-    import marshal
-
-    from racesl.lower.instrument import instrument
-    from racesl.runtime.execute import _compile
-
-    defs = {fn.name: fn for fn in lib.module.body if isinstance(fn, py.FunctionDef)}
-    keep, stack = set(), [e.pyname for e in envs]
-    while stack:
-        name = stack.pop()
-        if name in keep or name not in defs:
-            continue
-        keep.add(name)
-        stack.extend(n.id for n in py.walk(defs[name]) if isinstance(n, py.Name) and n.id in defs)
-    body = [fn for fn in lib.module.body if getattr(fn, "name", None) in keep]
-    module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
-    inst = instrument(module, int_params={k: v for k, v in lib.int_params.items() if k in keep})
-    return marshal.dumps(_compile(inst, "<races>"))
-
-
-class SeedProbe:
-    """Sampled runs of some environments, run again in two interpreters with other hash seeds.
-
-        probe = SeedProbe(lib, set_builders(lib, envs))   # starts the interpreters
-        ... probe_env(lib, env, n, seed, seeds=probe) ...  # records this process's runs
-        diags = probe.finish()                            # E601 where the outputs differ
-    """
-
-    def __init__(self, lib, envs, *, fuel: int = 400, wall: float = 2.0, memory_mb: int = 0):
-        import os
-        import pickle
-        import subprocess
-        import sys
-        import threading
-
-        self.lib, self.envs = lib, {e.qualname: e for e in envs}
-        self.fuel, self.wall, self.memory_mb = fuel, wall, memory_mb
-        self.runs: list[tuple] = []  # (env, x, settings, status, text) of this process
-        self.ours = os.environ.get("PYTHONHASHSEED")
-        self.seeds = [s for s in HASH_SEEDS if s != self.ours][:2]
-        self.children = []
-        if not self.envs:
-            return
-        code = _program_code(lib, envs)
-        for s in self.seeds:
-            env = dict(os.environ, PYTHONHASHSEED=s)
-            # the child imports exactly what we would: our sys.path, set before any import
-            # (so not the current directory that `-c` puts first)
-            script = f"import sys\nsys.path[:] = {sys.path!r}\n{_CHILD}"
-            self.children.append(subprocess.Popen(
-                [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=env))
-        first = pickle.dumps((code, memory_mb), protocol=pickle.HIGHEST_PROTOCOL)
-        # (a thread: code bigger than a pipe's buffer would wait for the child to start)
-        self._sending = threading.Thread(target=self._send, args=(first,), daemon=True)
-        self._sending.start()
-
-    def _send(self, data: bytes) -> None:
-        for p in self.children:
-            try:
-                p.stdin.write(data)
-                p.stdin.flush()
-            except (OSError, ValueError):
-                pass  # the child is gone: finish() reports it
-
-    def add(self, env, x, settings: tuple, run) -> None:
-        if env.qualname not in self.envs or run.status in _INCOMPARABLE:
-            return
-        from racesl.runtime.contract import canonical
-
-        status = "ok" if run.status == "contract" else run.status  # the children see values only
-        self.runs.append((env, x, tuple(settings), status, canonical(run.value) if status == "ok" else None))
-
-    def _talk(self, proc, payload: bytes, timeout: float):
-        import subprocess
-
-        try:
-            out, err = proc.communicate(payload, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            return f"no answer after {timeout:.0f} s"
-        if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-            return f"exit code {proc.returncode}: {tail[0]}"
-        import json
-
-        try:
-            return json.loads(out)
-        except ValueError:
-            return "unreadable answer"
-
-    def finish(self) -> list[Diagnostic]:
-        """Send the recorded runs, compare the answers, and report one E601 per environment."""
-        import pickle
-        from concurrent.futures import ThreadPoolExecutor
-
-        if not self.children:
-            return []
-        calls = [(env.pyname, (x, *st)) for env, x, st, _, _ in self.runs]
-        payload = pickle.dumps((calls, self.fuel, self.wall), protocol=pickle.HIGHEST_PROTOCOL)
-        self._sending.join()
-        timeout = 60 + self.wall * len(calls)  # a backstop: every call has its wall limit
-        with ThreadPoolExecutor(len(self.children)) as pool:
-            answers = list(pool.map(lambda p: self._talk(p, payload, timeout), self.children))
-        self.children = []
-        diags: list[Diagnostic] = []
-        first = next(iter(self.envs.values()))
-        for seed, a in zip(self.seeds, answers):
-            if isinstance(a, str) or len(a) != len(calls):
-                n = len(self.envs)
-                why = a if isinstance(a, str) else "answers missing"
-                diags.append(Diagnostic(
-                    "E601", f"could not run the {n} environment{'s' * (n != 1)} that build sets "
-                    f"under PYTHONHASHSEED={seed} to compare: {why}", first.span, first.path, Severity.ERROR,
-                    "rerun `racesc check`; if this persists, report it as a racesl bug"))
-                return diags
-        reported: set[str] = set()
-        for k, (env, x, st, status, text) in enumerate(self.runs):
-            if env.qualname in reported:
-                continue
-            shown = [("in this process", (status, text))] + [
-                (f"with PYTHONHASHSEED={seed}", tuple(a[k])) for seed, a in zip(self.seeds, answers)]
-            got = [(where, r) for where, r in shown if r[0] not in _INCOMPARABLE]
-            diff = next(((a, b) for a in got for b in got if a[1] != b[1]), None)
-            if diff is None:
-                continue
-            reported.add(env.qualname)
-            from racesl.runtime.contract import canonical
-
-            call = f"{env.name}({', '.join(canonical(v) for v in (x,) + st)})"
-            (w1, r1), (w2, r2) = diff
-            diags.append(Diagnostic(
-                "E601", f"{call} gave {_shown(r1)} {w1} and {_shown(r2)} {w2}", env.span, env.path,
-                Severity.ERROR,
-                "the order of a set of strings changes from one Python process to the next: "
-                "sort first, sorted(set(s))"))
-        return diags
-
-    def close(self) -> None:
-        for p in self.children:
-            p.kill()
-            p.communicate()
-        self.children = []
-
-
-def _shown(r: tuple) -> str:
-    status, text = r
-    return text if status == "ok" else "!" + status
+def summary_json(rows, samples: int, seed: int, errors: int, warnings: int, ran: bool = True) -> dict:
+    """The `--json` summary of `racesc check` (its keys: docs/compile.md)."""
+    envs = []
+    for env, c, elapsed in rows:
+        runs = max(1, sum(c.values()) * 2)
+        envs.append({
+            "environment": env.qualname,
+            "signature": declared_signature(env),
+            "ok": c["ok"],
+            "dropped": {r.replace(" ", "_"): c[r] for r in DROP_REASONS + ("no sample",) if c[r]},
+            "violations": c["contract"],
+            "ms_per_run": round(1000 * elapsed / runs, 4),
+        })
+    return {"command": "check", "ran": ran, "samples": samples, "seed": seed, "environments": envs,
+            "errors": errors, "warnings": warnings}
 
 
 def execute(args) -> int:
@@ -342,8 +51,9 @@ def execute(args) -> int:
 
     from racesl.check import check_paths
     from racesl.cli.common import show_diagnostics, stderr_console, stdout_console
+    from racesl.cli.summary import print_json
     from racesl.diagnostics import has_errors
-    from racesl.types import types as T
+    from racesl.text import plural
 
     err = stderr_console()
     checked = check_paths(args.paths, args.include)
@@ -353,7 +63,10 @@ def execute(args) -> int:
     if has_errors(checked.diagnostics):
         show_diagnostics(checked, err)
         n = sum(d.is_error for d in checked.diagnostics)
-        err.print(f"[bold red]{n} error{'s' * (n != 1)}[/]; nothing was run")
+        err.print(f"[bold red]{plural(n, 'error')}[/]; nothing was run")
+        if args.json:
+            print_json(summary_json([], args.samples, args.seed, n,
+                                    sum(d.severity is Severity.WARNING for d in checked.diagnostics), ran=False))
         return 1
     from racesl.library import Library
 
@@ -390,19 +103,22 @@ def execute(args) -> int:
             pool.close()
     checked.diagnostics = sorted(checked.diagnostics + runtime_diags, key=Diagnostic.sort_key)
     show_diagnostics(checked, err)
-    if not args.quiet:
-        table = Table(title=f"{len(rows)} environments, {args.samples} samples each", show_lines=False)
+    errors = sum(d.is_error for d in checked.diagnostics)
+    warnings = sum(d.severity is Severity.WARNING for d in checked.diagnostics)
+    if args.json:
+        print_json(summary_json(rows, args.samples, args.seed, errors, warnings))
+    elif not args.quiet:
+        table = Table(title=f"{plural(len(rows), 'environment')}, {plural(args.samples, 'sample')} each",
+                      show_lines=False)
         for col, just in (("environment", "left"), ("signature", "left"), ("ok", "right"),
                           ("dropped", "left"), ("violations", "right"), ("ms/run", "right")):
             table.add_column(col, justify=just)
         for env, c, elapsed in rows:
             dropped = ", ".join(f"{r} {c[r]}" for r in DROP_REASONS + ("no sample",) if c[r])
             runs = max(1, sum(c.values()) * 2)
-            table.add_row(env.qualname, _short(f"{T.erase(env.input)} -> {T.erase(env.output)}"), str(c["ok"]), dropped or "-",
+            table.add_row(env.qualname, _short(declared_signature(env)), str(c["ok"]), dropped or "-",
                           str(c["contract"]) if c["contract"] else "-", f"{1000 * elapsed / runs:.2f}")
         stdout_console().print(table)
-    errors = sum(d.is_error for d in checked.diagnostics)
-    warnings = sum(d.severity is Severity.WARNING for d in checked.diagnostics)
-    err.print(f"{len(rows)} environments checked: {errors} error{'s' * (errors != 1)}, "
-              f"{warnings} warning{'s' * (warnings != 1)}")
+    err.print(f"{plural(len(rows), 'environment')} checked: {plural(errors, 'error')}, "
+              f"{plural(warnings, 'warning')}")
     return 1 if errors else 0

@@ -53,9 +53,17 @@ def add_include(p: argparse.ArgumentParser) -> None:
                    help="add a folder to the module search path")
 
 
+def show_notes(checked: Checked, console: Console | None = None) -> None:
+    """Which copy a path named `stdlib` read (see check.loader.locate), to stderr."""
+    for note in checked.notes:
+        (console or stderr_console()).print(f"[dim]{note}[/dim]", highlight=False)
+
+
 def show_diagnostics(checked: Checked, console: Console | None = None) -> None:
+    console = console or stderr_console()
+    show_notes(checked, console)
     sources = {cm.path: cm.text for cm in checked.modules.values()}
-    print_diagnostics(checked.diagnostics, sources, console or stderr_console())
+    print_diagnostics(checked.diagnostics, sources, console)
 
 
 def fail(msg: str, code: int = 2) -> int:

@@ -27,25 +27,61 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="override a filter, e.g. max_int=1000, repeated_char=false, drop_values=[0,1]")
     p.add_argument("--no-audit", dest="audit", action="store_false",
                    help="skip the shortcut audit of the written tasks (its one-line verdict ends the summary)")
-    p.add_argument("--quiet", "-q", action="store_true")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object on stdout instead of tables (docs/compile.md)")
+
+
+def _filter_value(lit: str):
+    """`--filter` text as a value: a literal (`[0, 1]`, `true`), else a number, else the
+    text itself, for Filters to accept or refuse like any other value."""
+    from racesl.runtime.contract import parse_literal
+
+    text = {"true": "True", "false": "False"}.get(lit.strip().lower(), lit)
+    try:
+        return parse_literal(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)  # shares and the wall limit (the language itself has no floats)
+    except ValueError:
+        return lit
+
+
+def _filters(base, items: list[str]):
+    """`--filter NAME=VALUE` items applied to `base` (a Filters)."""
+    import attrs
+
+    from racesl.search.config import ConfigError, Filters, unknown_keys
+
+    changes = {}
+    for item in items:
+        name, sep, lit = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ConfigError(f"--filter wants NAME=VALUE, e.g. max_int=1000 (got {item!r})")
+        changes[name] = _filter_value(lit)
+    try:
+        unknown_keys("filters", changes, [f.name for f in attrs.fields(Filters)])
+        return attrs.evolve(base, **changes)
+    except ConfigError as e:
+        raise e.located("--filter") from None
 
 
 def _config(args):
+    """(CompileConfig, paths, include, output, format) from races.toml and the command line;
+    a wrong setting is a ConfigError whose message names it (and its file:line)."""
     from pathlib import Path
 
-    import attrs
-
-    from racesl.runtime.contract import parse_literal
-    from racesl.search.config import CompileConfig, Filters, from_toml, load_toml, parse_operators
+    from racesl.search.config import CompileConfig, ConfigError, Filters, parse_operators, read_races_toml
 
     kw: dict = {}
     paths = list(args.paths)
     cfg_path = Path(args.config) if args.config else (Path("races.toml") if Path("races.toml").exists() else None)
     if cfg_path is not None:
-        data = load_toml(cfg_path)
-        kw.update(from_toml(data, cfg_path.parent))
-        if not paths:
-            paths = [str((cfg_path.parent / p)) for p in data.get("compile", {}).get("sources", ["."])]
+        file_kw, sources = read_races_toml(cfg_path)
+        kw.update(file_kw)
+        paths = paths or sources
     if args.n is not None:
         kw["n"] = args.n
     if args.seed is not None:
@@ -53,25 +89,12 @@ def _config(args):
     if args.solver is not None:
         kw["solver"] = args.solver
     if args.operators:
-        kw["operators"] = parse_operators(args.operators)
+        try:
+            kw["operators"] = parse_operators(args.operators)
+        except ConfigError as e:
+            raise e.located("--operators") from None
     if args.filter:
-        f = kw.get("filters", Filters())
-        changes = {}
-        names = {a.name: a for a in attrs.fields(Filters)}
-        for item in args.filter:
-            name, sep, lit = item.partition("=")
-            if not sep or name not in names:
-                raise ValueError(f"--filter wants NAME=VALUE with NAME in {', '.join(names)}")
-            text = {"true": "True", "false": "False"}.get(lit.lower(), lit)
-            try:
-                v = parse_literal(text)
-            except ValueError:
-                try:
-                    v = float(text)  # shares and the wall limit (the language itself has no floats)
-                except ValueError:
-                    raise ValueError(f"--filter {name}: cannot read {lit!r} as a value") from None
-            changes[name] = tuple(v) if name == "drop_values" else v
-        kw["filters"] = attrs.evolve(f, **changes)
+        kw["filters"] = _filters(kw.get("filters", Filters()), args.filter)
     include = list(args.include) + list(kw.pop("include", ()))
     fmt = args.format
     out = args.output
@@ -88,13 +111,14 @@ def execute(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from racesl.check import check_paths
-    from racesl.cli.common import fail, show_diagnostics, stderr_console, stdout_console
-    from racesl.cli.summary import print_summary
+    from racesl.cli.common import fail, show_diagnostics, show_notes, stderr_console, stdout_console
+    from racesl.cli.summary import print_json, print_summary, summary_json
     from racesl.library import Library
     from racesl.records import to_record, write_jsonl, write_parquet, write_verl
     from racesl.rewards.libraries import write_sidecar
     from racesl.search.config import ConfigError
     from racesl.search.driver import compile_tasks
+    from racesl.text import plural
 
     err = stderr_console()
     try:
@@ -105,6 +129,7 @@ def execute(args) -> int:
     if not checked.ok:
         show_diagnostics(checked, err)
         return fail("the sources do not compile; nothing was written", 1)
+    show_notes(checked, err)
     if not checked.modules:
         return fail("no .races files found")
     lib = Library(checked)
@@ -127,16 +152,22 @@ def execute(args) -> int:
     else:
         write_verl(records, out)
     write_sidecar(lib, out + ".library.json")
-    if not args.quiet:
-        console = stdout_console()
-        print_summary(summary, lib, console, out, time.perf_counter() - t0)
-        if args.audit and records:
-            from racesl.audit import audit_records
-            from racesl.rewards import register
+    seconds = time.perf_counter() - t0
+    report = None
+    if (args.json or not args.quiet) and args.audit and records:
+        from racesl.audit import audit_records
+        from racesl.rewards import register
 
-            register(lib)  # sort and select shortcuts are scored by re-executing in it
-            report = audit_records(records)
+        register(lib)  # sort and select shortcuts are scored by re-executing in it
+        report = audit_records(records)
+    if args.json:
+        print_json(summary_json(summary, lib, out, fmt, cfg.n, seconds, report))
+    elif not args.quiet:
+        console = stdout_console()
+        print_summary(summary, lib, console, out, seconds)
+        if report is not None:
             console.print(report.verdict(), style=None if report.ok else "bold red")
     if summary.tasks < cfg.n:
-        err.print(f"[yellow]warning:[/] only {summary.tasks} of {cfg.n} tasks could be made from this library")
+        err.print(f"[yellow]warning:[/] only {summary.tasks} of {plural(cfg.n, 'task')} could be made "
+                  "from this library")
     return 0

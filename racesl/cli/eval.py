@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from racesl.text import plural
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL", help="a model folder (as saved by racesc train) or a hub id")
@@ -24,6 +26,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-o", "--output", default="eval", metavar="DIR",
                    help="folder for results.json, completions.jsonl and accuracy.png (default ./eval)")
+    p.add_argument("--json", action="store_true",
+                   help="print the metrics as one JSON object on stdout instead of the table (docs/training.md)")
+
+
+FILES = ("results.json", "completions.jsonl", "accuracy.png")
+
+
+def summary_json(res: dict, out_dir: str) -> dict:
+    """The `--json` summary of `racesc eval`: results.json's metrics (docs/training.md), with
+    the folder and the files written there."""
+    from pathlib import Path
+
+    summary = {k: v for k, v in res.items() if not k.startswith("_")}
+    summary.update(command="eval", output=str(out_dir), files=[str(Path(out_dir) / f) for f in FILES])
+    return summary
 
 
 def execute(args) -> int:
@@ -52,11 +69,16 @@ def execute(args) -> int:
                            max_new_tokens=args.max_new_tokens, temperature=temperature, batch_size=args.batch_size,
                            system_prompt=args.system_prompt, chat=not args.no_chat, seed=args.seed,
                            out_dir=args.output,
-                           progress=lambda k: status.update(f"generating: {k} tasks done"))
+                           progress=lambda k: status.update(f"generating: {plural(k, 'task')} done"))
     except EvalError as e:
         return fail(str(e))
     except OSError as e:
         return fail(f"cannot load the model {args.model}: {e}")
+    if args.json:
+        from racesl.cli.summary import print_json
+
+        print_json(summary_json(res, args.output))
+        return 0
     out = stdout_console()
     out.print(table(res["_cells"], f"{args.model}: accuracy by operator × size (n completions)"))
     out.print(f"accuracy {res['accuracy']:.3f}, mean reward {res['mean_reward']:.3f} over "

@@ -22,7 +22,7 @@ def execute(args) -> int:
     import sys
 
     from racesl.check import check_paths
-    from racesl.cli.common import fail, show_diagnostics, stderr_console
+    from racesl.cli.common import fail, show_diagnostics, show_notes, stderr_console
     from racesl.graph.signature import build_graph
     from racesl.records import atomic_write
 
@@ -30,6 +30,7 @@ def execute(args) -> int:
     if not checked.ok:
         show_diagnostics(checked, stderr_console())
         return 1
+    show_notes(checked)
     graph, _ = build_graph(checked.envs(), args.solver is not False)
     if args.format == "json":
         text = graph.to_json()

@@ -8,10 +8,13 @@ that is not a value of the environment's input type.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
 from racesl.cli.common import add_include, count, fail
+from racesl.check.model import declared_param
+from racesl.text import article, plural
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,14 +69,15 @@ def execute(args) -> int:
         try:
             given[name] = parse_literal(lit)
         except ValueError as e:
-            return fail(f"setting {name}: {e}")
+            return fail(f"setting {name}: {e}" + _quote_hint(lit, "--setting", _setting_type(env, name), name))
     settings = []
     rng = item_rng(args.seed, env.qualname, "settings")
     for s in env.settings:
         if s.name in given:
             why = lib.conforms(given[s.name], s.type)
             if why:
-                return fail(f"setting {s.name}={canonical(given[s.name])} is not a {s.type}: {why}")
+                return fail(f"setting {s.name}={canonical(given[s.name])} is not "
+                            f"{article(declared_param(env, s.name, s.type))}: {why}")
             settings.append(given[s.name])
         else:
             try:
@@ -107,22 +111,89 @@ def execute(args) -> int:
             try:
                 x = parse_literal(line)
             except ValueError as e:
-                print(f"racesc: input {k}: {e}", file=sys.stderr)
+                flag = "--input" if k <= len(args.input) else ""
+                print(f"racesc: input {k}: {e}{_quote_hint(line, flag, env.input)}", file=sys.stderr)
                 print("!input", flush=True)
                 continue
             why = lib.conforms(x, env.input)
             if why is not None:
-                print(f"racesc: input {k}: not a {env.input}: {why}", file=sys.stderr)
+                print(f"racesc: input {k}: not {article(declared_param(env, env.input_name, env.input))}: {why}",
+                      file=sys.stderr)
                 print("!input", flush=True)
                 continue
             r = runner(env, x, tuple(settings), fuel=args.fuel, wall=args.wall)
             if r.ok:
                 print(canonical(r.value), flush=True)
             else:
-                if r.detail:
-                    print(f"racesc: input {k}: {r.status}: {r.detail}", file=sys.stderr)
+                line_no = _failure_line(lib, pool, env, x, tuple(settings), r, args)
+                print(f"racesc: input {k}: {_explain(r, line_no, args, lib)}", file=sys.stderr)
                 print(f"!{r.status}", flush=True)
     finally:
         if pool is not None:
             pool.close()
     return 0
+
+
+def _setting_type(env, name: str):
+    return next((s.type for s in env.settings if s.name == name), None)
+
+
+def _quote_hint(text: str, flag: str, t, name: str = "") -> str:
+    """`; write a string with quotes: --input '"banana"'` when the type takes a Str and the
+    text is not a literal (an unquoted string); "" otherwise. `flag` "" for a line of --inputs."""
+    from racesl.types import types as T
+
+    src = text.strip()
+    if t is None or not isinstance(T.erase(T.unwrap(t)), T.StrT) or not src or src[0] in "'\"":
+        return ""
+    lit = f'"{src}"' if '"' not in src and "\\" not in src else repr(src)
+    if not flag:
+        return f"; write a string with quotes: {lit}"
+    return f"; write a string with quotes: {flag} {shlex.quote(f'{name}={lit}' if name else lit)}"
+
+
+_LINE_STATUSES = ("assert", "error", "recursion", "size")
+
+
+def _failure_line(lib, pool, env, x, settings: tuple, r, args) -> int | None:
+    """The `.races` line where a dropped run failed: the run again (bodies are deterministic),
+    through the runtime's call, which keeps the line (the library's Run does not)."""
+    if r.status not in _LINE_STATUSES:
+        return None
+    from racesl.lower.effects import fresh
+
+    call = (env.pyname, (fresh(x),) + tuple(fresh(s) for s in settings), args.fuel)
+    try:
+        if pool is not None:
+            [out] = pool.pool.run_batch([call])
+        else:
+            out = lib.program.call(call[0], call[1], fuel=args.fuel, wall=args.wall)
+    except Exception:  # noqa: BLE001 — the line is a courtesy; the verdict stands without it
+        return None
+    return out.line if out.status == r.status else None
+
+
+def _explain(r, line: int | None, args, lib) -> str:
+    """A dropped run in words (not the runtime's exception class names)."""
+    from racesl.runtime.limits import MAX_DEPTH
+
+    detail = r.detail or ""
+    kind, sep, msg = detail.partition(": ")
+    if not sep:
+        kind, msg = detail, ""
+    at = f" at line {line}" if line else ""
+    if r.status == "fuel":
+        return f"used up its budget of {plural(args.fuel, 'step')}{at}; raise --fuel"
+    if r.status == "timeout":
+        return f"ran past the wall-clock limit of {args.wall:g} s; raise --wall"
+    if r.status == "assert":
+        return f"assertion failed: {msg}{at}" if msg else f"assertion failed{at}"
+    if r.status == "recursion":
+        return f"helper calls nested deeper than {MAX_DEPTH}{at}"
+    if r.status == "size":
+        return f"a value grew past the size bound ({msg}){at}" if msg else f"a value grew past the size bound{at}"
+    if r.status == "contract":
+        return f"the output is outside the declared return type: {detail}"
+    if r.status == "error":
+        return f"{msg} ({kind}){at}" if msg else f"{kind}{at}"
+    return f"{r.status}: {detail}{at}" if detail else f"{r.status}{at}"

@@ -1,17 +1,77 @@
-"""The closing summary of `racesc compile`: what was made, what was dropped, and why."""
+"""The closing summary of `racesc compile`: what was made, what was dropped, and why; as
+rich tables, or (`--json`, here for every command that takes it) as one JSON object."""
 
 from __future__ import annotations
+
+import json
+import math
+import sys
 
 from rich.console import Console
 from rich.table import Table
 
 from racesl.search.config import OPERATORS
+from racesl.text import plural
+
+
+def plain(obj):
+    """`obj` with NaN and infinities as None, tuples as lists: what strict JSON can hold."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    return obj
+
+
+def print_json(obj: dict) -> None:
+    """One JSON object on one line of stdout, keys sorted (object keys carry no order; lists
+    do), no markup: what `--json` prints."""
+    sys.stdout.write(json.dumps(plain(obj), sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, audit=None) -> dict:
+    """The `--json` summary of `racesc compile` (its keys: docs/compile.md); `audit` is the
+    shortcut audit's `Report`, or None when it did not run."""
+    by_size: dict = {}
+    for (op, size), n in s.by_size.items():
+        if n:
+            by_size.setdefault(op, {})[str(size)] = n
+    sv = s.solver
+    return {
+        "command": "compile",
+        "output": out,
+        "format": fmt,
+        "library": lib.hash,
+        "tasks": s.tasks,
+        "requested": requested,
+        "attempts": s.attempts,
+        "gave_up": s.failed,
+        "duplicates": s.duplicates,
+        "executions": s.executions,
+        "reused": s.reused,
+        "seconds": round(seconds, 3),
+        "cpu_seconds": round(s.cpu_seconds, 3),
+        "workers": s.workers,
+        "by_operator": {op: n for op, n in s.by_operator.items() if n},
+        "by_size": by_size,
+        "dropped": {name: n for name, n in s.rejections.items() if n},
+        "graph": {"environments": len(lib.envs), **{k: s.edges[k] for k in ("proved", "guarded", "dropped", "isolated")
+                                                     if k in s.edges}},
+        "solver": ({"on": True, "pruned": len(sv["pruned"]), "queries": sv["queries"],
+                    "seconds": round(sv["seconds"], 3)} if sv.get("on") else {"on": False}),
+        "usage": {q: s.usage[q] for q in lib.envs},
+        "never_used": s.unused,  # environment → why
+        "audit": None if audit is None else {k: v for k, v in audit.to_json().items() if k != "cells"},
+    }
 
 
 def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     console.print(f"[bold]{s.tasks}[/] tasks → {out}   ({s.attempts} attempts, {s.failed} gave up, "
                   f"{s.duplicates} duplicates, {s.executions:,} executions + {s.reused:,} reused; {seconds:.1f} s, "
-                  f"{s.tasks / max(s.cpu_seconds, 1e-9):,.0f} tasks/CPU-s, {s.workers} worker{'s' * (s.workers != 1)})")
+                  f"{s.tasks / max(s.cpu_seconds, 1e-9):,.0f} tasks/CPU-s, {plural(s.workers, 'worker')})")
     sizes = sorted({size for _, size in s.by_size})
     t = Table(title="tasks by operator and size")
     t.add_column("operator")
@@ -56,7 +116,9 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     for q in used[-8:] if len(used) > 8 else []:
         u.add_row(q, str(s.usage[q]))
     console.print(u)
-    never = [q for q in used if not s.usage[q]]
-    if never:
-        console.print(f"[yellow]{len(never)} environments were never used:[/] " + ", ".join(never[:12])
-                      + (" …" if len(never) > 12 else ""))
+    if s.unused:
+        console.print(f"[yellow]{plural(len(s.unused), 'environment')} never used:[/]")
+        for q, why in list(s.unused.items())[:12]:
+            console.print(f"  {q}: {why}", highlight=False)
+        if len(s.unused) > 12:
+            console.print(f"  and {len(s.unused) - 12} more (`--json` lists them all)")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 
+from racesl.cli.common import count
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.toml", help="the training config (see train/paper.toml)")
-    p.add_argument("--max-steps", type=int, default=None, help="override [grpo] max_steps")
+    p.add_argument("--max-steps", type=count(1), default=None, help="override [grpo] max_steps (at least 1)")
     p.add_argument("--output-dir", default=None, metavar="DIR", help="override [launch] output_dir")
     p.add_argument("--model", default=None, metavar="PATH", help="override [model] path")
     p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
@@ -20,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--launch", action="store_true",
                    help="run under `accelerate launch` with [launch] accelerate_config (or --accelerate-config)")
     p.add_argument("--accelerate-config", default=None, metavar="YAML", help="accelerate config for --launch")
-    p.add_argument("--num-processes", type=int, default=None, help="processes for --launch (default: the config's)")
+    p.add_argument("--num-processes", type=count(1), default=None,
+                   help="processes for --launch (default: the config's)")
     p.add_argument("--no-save", action="store_true", help="do not save the final model")
 
 
@@ -61,11 +64,12 @@ def execute(args) -> int:
     import sys
 
     from racesl.cli.common import fail, stderr_console
-    from racesl.train.config import TrainConfigError, load
+    from racesl.search.config import ConfigError
+    from racesl.train.config import load
 
     try:
         cfg = load(args.config, args.set)
-    except TrainConfigError as e:
+    except ConfigError as e:  # a wrong setting, with file:line or --set: one line, exit 2
         return fail(str(e))
     if args.launch:
         return _launch(args, cfg)

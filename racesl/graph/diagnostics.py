@@ -16,7 +16,7 @@ def composition_diagnostics(graph, roots, solver=None) -> list[Diagnostic]:
                 bad = solver.unsat_refinement(t)
                 if bad is not None:
                     out.append(Diagnostic(
-                        "W300", f"no value satisfies the refinement of the {what} of '{env.name}': {bad.text}",
+                        "W300", f"no value satisfies the refinement of the {what} of '{env.name}': {bad.shown}",
                         bad.span, bad.path or env.path, Severity.WARNING,
                         "the conditions contradict each other; loosen one of them"))
         q = env.qualname

@@ -3,6 +3,7 @@
 One module per feature: documents (text, positions, encodings), incremental (re-parsing
 only the top-level items an edit touched), analysis (cached checking, the last good
 analysis, the library), index (resolved name occurrences), diagnostics, hover, completion,
-definition (and references), symbols, semantic_tokens, code_actions, and server (the pygls
-wiring, debounce). Only `server.py` imports pygls; the features use lsprotocol's types.
+definition (and references), symbols, semantic_tokens, code_actions, sampling (the probe
+of `racesc check` on save, in a child process), and server (the pygls wiring, debounce).
+Only `server.py` imports pygls; the features use lsprotocol's types.
 """

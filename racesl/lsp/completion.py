@@ -92,7 +92,7 @@ def _methods(table: dict, owner: str) -> list[L.CompletionItem]:
     out = []
     for name, (lo, hi, kws) in sorted(table.items()):
         arity = f"{lo}" if lo == hi else f"{lo}..{hi if hi is not None else ''}"
-        out.append(_item(name, K.Method, f"{owner}.{name}() · {arity} args", "1"))
+        out.append(_item(name, K.Method, f"{owner}.{name}() · {arity} {'argument' if arity == '1' else 'arguments'}", "1"))
     return out
 
 

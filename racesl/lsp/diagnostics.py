@@ -36,7 +36,7 @@ def suggestion(hint: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def to_lsp(d: Diagnostic, pos: Positions) -> L.Diagnostic | None:
+def to_lsp(d: Diagnostic, pos: Positions, source: str = SOURCE) -> L.Diagnostic | None:
     rng = pos.range(d.path, d.span)
     if rng is None:
         return None
@@ -55,7 +55,7 @@ def to_lsp(d: Diagnostic, pos: Positions) -> L.Diagnostic | None:
         message=message,
         severity=_SEVERITY.get(d.severity, L.DiagnosticSeverity.Error),
         code=d.code,
-        source=SOURCE,
+        source=source,
         related_information=related or None,
         tags=[L.DiagnosticTag.Unnecessary] if d.code in _UNNECESSARY else None,
         data=data,
@@ -63,10 +63,13 @@ def to_lsp(d: Diagnostic, pos: Positions) -> L.Diagnostic | None:
     )
 
 
-def for_document(a: Analysis, pos: Positions) -> list[L.Diagnostic]:
+def for_document(a: Analysis, pos: Positions, extra: dict[str, list[Diagnostic]] | None = None) -> list[L.Diagnostic]:
+    """The analysis' diagnostics (source "racesc"), then each `extra` list under its own
+    source (the sampler's, racesl.lsp.sampling)."""
     out = []
-    for d in a.diagnostics():
-        ld = to_lsp(d, pos)
-        if ld is not None:
-            out.append(ld)
+    for source, diags in [(SOURCE, a.diagnostics())] + list((extra or {}).items()):
+        for d in diags:
+            ld = to_lsp(d, pos, source)
+            if ld is not None:
+                out.append(ld)
     return out

@@ -75,7 +75,7 @@ def type_text(te: A.TypeExpr | None) -> str:
         s += "[" + ", ".join(type_text(a) for a in te.args) + "]"
     if te.where is not None:
         try:
-            s += " where " + expr_text(te.where)
+            s += " where " + (te.where_text or expr_text(te.where))
         except Exception:  # noqa: BLE001 — a display helper must not fail a hover
             s += " where …"
     return s

@@ -5,6 +5,8 @@ check) runs on the leading edge when the user had paused (no edit for `debounce`
 otherwise `debounce` after the last edit of a burst (at most `max_wait` after the burst
 began). A request (hover, completion, ...) flushes a pending analysis first, so answers
 always match the text the client sees. Diagnostics are published after each analysis.
+On open and on save the sampler (racesl.lsp.sampling) probes the document in a child
+process; its findings are published with the analysis' until the next edit.
 
 No handler may take the server down: each one catches and logs its own exceptions.
 """
@@ -29,6 +31,7 @@ from racesl.lsp import definition as DE
 from racesl.lsp import diagnostics as DG
 from racesl.lsp import hover as HO
 from racesl.lsp import index as I
+from racesl.lsp import sampling as SA
 from racesl.lsp import symbols as SY
 from racesl.lsp.analysis import Analysis, Workspace
 from racesl.lsp.context import Positions, View
@@ -88,6 +91,7 @@ class RacesServer(LanguageServer):
         self._last_edit: dict[str, float] = {}
         self.timings: list[float] = []
         self._warm: asyncio.Task | None = None
+        self.sampling = SA.Sampling()
 
     # ------------------------------------------------------------ helpers
 
@@ -124,12 +128,31 @@ class RacesServer(LanguageServer):
 
     def publish(self, a: Analysis) -> None:
         try:
-            diags = DG.for_document(a, Positions(self.ws, self.enc))
+            diags = DG.for_document(a, Positions(self.ws, self.enc),
+                                    {SA.SOURCE: self.sampling.diagnostics_for(a.uri, a.text)})
         except Exception:  # noqa: BLE001
             log.exception("racesl lsp: converting diagnostics of %s failed", a.uri)
             diags = []
         self.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=a.uri, diagnostics=diags,
                                                                           version=a.version))
+
+    def probe(self, uri: str) -> None:
+        """Start the sampler on the document's text (on open, on save): only when it checks
+        without errors and declares environments, as `racesc check` runs nothing otherwise."""
+        a = self.analyze_now(uri)
+        doc = self.ws.docs.get(uri)
+        if a is None or doc is None or a.text is not doc.text:
+            return
+        if not a.checked.ok or a.module is None or not a.module.envs:
+            if self.sampling.invalidate(uri):
+                self.publish(a)
+            return
+        self.sampling.start(uri, a.path, a.text, self.ws.include, self._sampled)
+
+    def _sampled(self, uri: str) -> None:
+        a = self.ws.analyses.get(uri)
+        if a is not None and uri in self.ws.docs:
+            self.publish(a)  # (the sampler's findings only join an analysis of the same text)
 
     def schedule(self, uri: str, force_delay: bool = False) -> None:
         loop = asyncio.get_event_loop()
@@ -211,6 +234,13 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
             except (TypeError, ValueError):
                 pass
         server.ws = Workspace(include, [Path(r) for r in roots])
+        if opts.get("sampling") is False:
+            server.sampling.enabled = False
+
+    @server.feature(L.SHUTDOWN)
+    @_guard()
+    def shutdown(params) -> None:
+        server.sampling.close_all()
 
     @server.feature(L.TEXT_DOCUMENT_DID_OPEN)
     @_guard()
@@ -220,6 +250,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
         server.analyze_now(td.uri)
         server._last_edit[td.uri] = time.monotonic()  # (activity: the library warms up after a pause)
         server.warm_library()
+        server.probe(td.uri)
 
     @server.feature(L.TEXT_DOCUMENT_DID_CHANGE)
     @_guard()
@@ -237,6 +268,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
                 doc.apply_change((rng.start.line, rng.start.character), (rng.end.line, rng.end.character),
                                  ch.text, enc)
         doc.version = params.text_document.version
+        server.sampling.invalidate(uri)  # (the next analysis publishes without them)
         server.schedule(uri)
 
     @server.feature(L.TEXT_DOCUMENT_DID_CLOSE)
@@ -248,6 +280,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
             timer.cancel()
         dependents = server.ws.dependents(uri)
         server.ws.close(uri)
+        server.sampling.close(uri)
         server._last_edit.pop(uri, None)
         server.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         for other in dependents:  # they now read the file from disk
@@ -257,6 +290,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     @_guard()
     def did_save(params: L.DidSaveTextDocumentParams) -> None:
         server.ws.forget_workspace_files()
+        server.probe(params.text_document.uri)
 
     @server.feature(L.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @_guard()

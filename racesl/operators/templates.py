@@ -3,7 +3,13 @@ any of them in races.toml:
 
     [templates]
     sequential = "prompts/sequential.txt"
+
+`problem` checks a template when the config is read, so a typo in a field name is a
+config error and not a KeyError in the middle of a compile.
 """
+
+import difflib
+import string
 
 SEQUENTIAL = """\
 You are given an input value and a list of operations. Apply the operations in order: each one takes the result of the previous one as its input.
@@ -58,3 +64,56 @@ Give the final result inside <answer></answer>."""
 
 DEFAULTS = {"sequential": SEQUENTIAL, "parallel": PARALLEL, "sort": SORT, "select": SELECT,
             "branch": BRANCH, "loop": LOOP}
+
+# The fields each operator fills in (racesl.operators.build), and the ones a prompt cannot
+# do without: the task is unsolvable unless the model sees them.
+FIELDS = {"sequential": ("x0", "steps", "count"), "parallel": ("problems", "count"),
+          "sort": ("x0", "target", "candidates", "count", "example"),
+          "select": ("x0", "target", "candidates", "count", "example"),
+          "branch": ("x0", "cond_input", "condition", "then_steps", "else_steps"),
+          "loop": ("x0", "times", "input_name", "description")}
+REQUIRED = {"sequential": ("x0", "steps"), "parallel": ("problems",), "sort": ("x0", "target", "candidates"),
+            "select": ("x0", "target", "candidates"), "branch": ("x0", "condition", "then_steps", "else_steps"),
+            "loop": ("x0", "times", "description")}
+_INT_FIELDS = ("count", "times")  # filled in with numbers; every other field with text
+
+
+def fields(text: str) -> set[str]:
+    """The field names a format string uses (`{x0.real}` uses x0; `{}` and `{0}` are the
+    empty and the positional name). Raises ValueError for a malformed string."""
+    out: set[str] = set()
+    for _, name, spec, _ in string.Formatter().parse(text):
+        if name is not None:
+            out.add(name.split(".", 1)[0].split("[", 1)[0])
+        if spec:
+            out |= fields(spec)  # a spec may hold fields of its own: {x0:>{count}}
+    return out
+
+
+def problem(op: str, text: str, require: bool = True) -> str | None:
+    """What is wrong with `text` as the template of operator `op`, or None."""
+    if not isinstance(text, str):
+        return f"must be text or a file name, not {text!r}"
+    allowed = FIELDS[op]
+    try:
+        used = fields(text)
+    except ValueError as e:
+        return f"is not a valid format string ({e}); write a literal brace as {{{{ or }}}}"
+    for name in sorted(used - set(allowed)):
+        if not name or name.isdigit():
+            return "uses a positional field {" + name + "}: name the field, e.g. {" + allowed[0] + "}"
+        close = difflib.get_close_matches(name, allowed, n=1)
+        hint = f"did you mean {{{close[0]}}}? " if close else ""
+        return f"uses an unknown field {{{name}}} ({hint}{op} templates may use {_braced(allowed)})"
+    missing = [f for f in REQUIRED[op] if f not in used] if require else []
+    if missing:
+        return f"lacks {_braced(missing)}: a {op} prompt needs {_braced(REQUIRED[op])}"
+    try:
+        text.format(**{f: 2 if f in _INT_FIELDS else "x" for f in allowed})
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        return f"cannot be filled in: {type(e).__name__}: {e}"
+    return None
+
+
+def _braced(names) -> str:
+    return " ".join("{" + n + "}" for n in names)

@@ -118,7 +118,7 @@ def _check(value: Any, t: Type, check: Check, depth: int) -> str | None:
                 return f"value at key {_show(k)}: {e}"
     for p in preds:
         if not check(p, value):
-            return f"{_show(value)} violates {p.text}"
+            return f"{_show(value)} violates {p.shown}"
     return None
 
 

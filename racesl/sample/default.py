@@ -42,6 +42,7 @@ import attrs
 
 from racesl.runtime.contract import conforms, flatten as _flatten
 from racesl.sample.bounds import Bounds, IntRange, _lit_key, eq_key, extract
+from racesl.text import plural
 from racesl.types.types import (
     BoolT, DictT, IntT, ListT, Pred, SetT, StrT, TupleT, Type,
 )
@@ -265,7 +266,7 @@ class Sampler:
                     if ok:
                         return rng.choice(ok)
                     if full:
-                        raise NoSample(f"{self.type}: none of its {len(values)} candidate values "
+                        raise NoSample(f"{self.type}: none of its {plural(len(values), 'candidate value')} "
                                        f"satisfies the refinement")
                     lv = min(lv + 1, MAX_LEVEL)
                     continue

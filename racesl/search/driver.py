@@ -29,6 +29,7 @@ from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
 from racesl.search.engine import Search
 from racesl.search.filters import AnswerShare
+from racesl.search.unused import unused_reasons
 
 
 @attrs.define
@@ -48,6 +49,7 @@ class Summary:
     cpu_seconds: float = 0.0
     workers: int = 1
     solver: dict = attrs.Factory(dict)  # on, seconds, queries, pruned environments
+    unused: dict = attrs.Factory(dict)  # environment no task used → why (search.unused)
 
 
 class Generator:
@@ -297,6 +299,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
             gc.unfreeze()
             child_cpu = sum(os.times()[2:4]) - children0  # only this pool's workers
     summary.tasks = len(tasks)
+    summary.unused = unused_reasons(lib, cfg, gen.graph, summary.usage, gen.pruned)
     summary.seconds = time.perf_counter() - t0
     summary.cpu_seconds = time.process_time() - c0 + child_cpu
     return tasks, summary

@@ -278,6 +278,7 @@ class TypeExpr(Node):
     where: Expr | None
     span: Span
     name_span: Span
+    where_text: str = ""  # the refinement as written (one line), what messages show; "" if unknown
 
 
 # ---------------------------------------------------------------- items

@@ -27,6 +27,21 @@ def meta_span(meta) -> Span:
     return Span(meta.line, meta.column, meta.end_line, meta.end_column, meta.start_pos, meta.end_pos)
 
 
+def source_text(text: str, span: Span) -> str:
+    """The source of an expression at `span` of `text`, on one line; "" when the span does not
+    fit the text (then callers show the normalized text instead)."""
+    if not (0 <= span.start < span.end <= len(text)):
+        return ""
+    s = text[span.start:span.end]
+    if s.count("\n") != span.end_line - span.line or not s.strip():
+        return ""
+    if "\n" in s:
+        if "#" in s:
+            return ""  # a comment inside a bracketed, multi-line refinement
+        s = re.sub(r"\\?[ \t]*\r?\n[ \t]*", " ", s)
+    return s.strip()
+
+
 def span_of(x) -> Span:
     if isinstance(x, Token):
         return tok_span(x)
@@ -115,7 +130,8 @@ class Builder(Transformer_NonRecursive):
         args = tuple(x for x in c[1:] if isinstance(x, A.TypeExpr))
         rest = [x for x in c[1:] if x is not None and not isinstance(x, A.TypeExpr)]
         where = rest[-1] if rest else None
-        return A.TypeExpr(name, args, where, meta_span(meta), name_span)
+        shown = source_text(self.text, where.span) if isinstance(where, A.Node) else ""
+        return A.TypeExpr(name, args, where, meta_span(meta), name_span, shown)
 
     # ------------------------------------------------------------ statements
 

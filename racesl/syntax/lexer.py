@@ -169,12 +169,21 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
                     indents.append(width)
                     emit("INDENT", "", j, j)
                 elif width < indents[-1]:
+                    inner = indents[-1]
                     while width < indents[-1]:
-                        indents.pop()
+                        inner = indents.pop()
                         emit("DEDENT", "", j, j)
                     if width != indents[-1]:
-                        err("E103", "unindent does not match any outer indentation level", i, j,
-                            hint=f"indent this line by {indents[-1]} spaces")
+                        outer = indents[-1]
+                        err("E103", f"unindent does not match any outer indentation level: {width} "
+                            f"spaces, between the levels {outer} and {inner}", i, j,
+                            hint=f"indent this line by {inner} spaces to continue the block at that level, "
+                                 f"or by {outer} to end it" if outer else
+                                 f"indent this line by {inner} spaces to continue the block at that level, "
+                                 f"or not at all to end the declaration")
+                        if inner - width < width - outer:  # recover at the nearer level
+                            indents.append(inner)
+                            toks.pop()
             i = j
             at_line_start = False
             line_has_tokens = False

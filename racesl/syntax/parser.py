@@ -287,6 +287,9 @@ def parse_item_tokens(toks: list[Tok], text: str, path: str, diags: list[Diagnos
         diags.append(Diagnostic("E112", f"this declaration has {len(toks):,} tokens; the limit is {MAX_ITEM_TOKENS:,}",
                                 toks[0].span, path, hint="split it into smaller helpers, or move data into a sampler"))
         return None
+    if skipped is not None and toks and any(
+            d.code == "E103" and toks[0].span.line <= d.span.line <= toks[-1].span.end_line for d in diags):
+        skipped.add("#indent")  # the blocks are a guess: no findings that rest on them (W602, E507)
     parser = _ItemParser(toks, path, diags, skipped)
     tree = parser.parse()
     if tree is None:
@@ -343,8 +346,6 @@ class _Rebaser:
         self.base = base
 
     def __call__(self, s: Span) -> Span:
-        from racesl.syntax.lexer import _Lines
-
         lines = _lines_for(self.text)
         return lines.span(self.base + s.start, self.base + s.end)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from transformers import TrainerCallback
 
-from racesl.curriculum import Curriculum
+from racesl.curriculum import Curriculum, append_decisions
 from racesl.train.rewards import Observations
 
 
@@ -56,18 +56,12 @@ class CurriculumCallback(TrainerCallback):
         gathered = _gather(self.observations.drain())
         self.observed += self.curriculum.observe_many(gathered)
         moves = self.curriculum.update()
-        if moves and state.is_world_process_zero:
+        if state.is_world_process_zero:
             for m in moves:
                 if self.echo:
                     self.echo(f"curriculum, step {state.global_step}: {m}")
-            if self.log_path is not None:
-                self.log_path.parent.mkdir(parents=True, exist_ok=True)
-                with self.log_path.open("a", encoding="utf-8") as f:
-                    for m in moves:
-                        f.write(json.dumps({"step": state.global_step, "operator": m.operator, "from_size": m.old.size,
-                                            "to_size": m.new.size, "from_level": m.old.level,
-                                            "to_level": m.new.level, "from_rung": m.old.index,
-                                            "to_rung": m.new.index, "rate": round(m.rate, 4), "n": m.n}) + "\n")
+            if self.log_path is not None and self.curriculum.decisions:
+                append_decisions(self.log_path, state.global_step, self.curriculum.decisions)
         return control
 
     def on_log(self, args, state, control, logs=None, **kwargs):

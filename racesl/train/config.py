@@ -3,15 +3,17 @@ precompiled tasks), operators and sizes, the curriculum, GRPO and launch setting
 
 Reading it needs no torch; `racesl.train.trainer.grpo_config` turns it into TRL's
 `GRPOConfig`. Paths in the file are relative to the file, except `launch.output_dir`
-(relative to where you run). Sections:
+(relative to where you run). Every section refuses keys it does not know (with the closest
+known one as a suggestion) and checks each value's type and range, `--set` values too.
+Sections:
 
-    [model]       path, dtype, attn_implementation, system_prompt, chat
+    [model]       path, dtype, attn_implementation, system_prompt, chat, tokenizer
     [data]        source ("stream" | "file"), paths, include, tasks, seed, max_level,
-                  expansions, restarts, distractors, batch, solver
+                  expansions, restarts, distractors, batch, quota_slack, solver
     [operators]   as in races.toml: sequential = "2-12", ...
     [filters]     as in races.toml
     [templates]   as in races.toml
-    [curriculum]  racesl.curriculum.CurriculumConfig fields
+    [curriculum]  racesl.curriculum.CurriculumConfig fields; the section turns it on
     [grpo]        any GRPOConfig field, plus racesl's: max_prompt_length, context_length,
                   updates_per_generation
     [vllm]        enabled, mode ("colocate" | "server"), and vllm_* settings without the prefix
@@ -20,21 +22,20 @@ Reading it needs no torch; `racesl.train.trainer.grpo_config` turns it into TRL'
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
-from racesl.curriculum import CurriculumConfig, CurriculumError
-from racesl.search.config import CompileConfig, ConfigError, from_toml
+from racesl.curriculum import CurriculumConfig
+from racesl.search.config import (CompileConfig, ConfigError, as_tuple, flag, from_toml, locate, maybe_text, one_of,
+                                  show, text, texts, unknown_keys, unknown_sections)
 
 SECTIONS = ("model", "data", "operators", "filters", "templates", "curriculum", "grpo", "vllm", "launch")
 MODEL_KEYS = ("path", "dtype", "attn_implementation", "system_prompt", "chat", "tokenizer")
-DATA_KEYS = ("source", "paths", "include", "tasks", "seed", "max_level", "expansions", "restarts", "distractors",
-             "batch", "solver")
-COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "solver")
+COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "quota_slack", "solver")
+DATA_KEYS = ("source", "paths", "include", "tasks", *COMPILE_KEYS)
 VLLM_KEYS = ("enabled", "mode", "model_impl", "enable_sleep_mode", "server_base_url", "server_host", "server_port",
              "server_timeout", "group_port", "gpu_memory_utilization", "max_model_length", "tensor_parallel_size",
              "importance_sampling_correction", "importance_sampling_mode", "importance_sampling_clip_max",
@@ -48,52 +49,56 @@ MOVED = {"use_vllm": "[vllm] enabled", "vllm_mode": "[vllm] mode", "output_dir":
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 STDLIB = "stdlib"  # in [data] paths: the bundled standard library
 
-
-class TrainConfigError(ValueError):
-    pass
-
-
-def _check_keys(section: str, table: dict, known) -> None:
-    bad = sorted(set(table) - set(known))
-    if bad:
-        hints = []
-        for b in bad:
-            close = difflib.get_close_matches(b, list(known), n=1)
-            hints.append(f"{b} (did you mean {close[0]}?)" if close else b)
-        raise TrainConfigError(f"unknown setting(s) in [{section}]: {', '.join(hints)}")
+# one error type for every config: the CLI prints it as `racesc: error: ...` (exit 2)
+TrainConfigError = ConfigError
 
 
 @attrs.frozen
 class ModelConfig:
-    path: str = ""
-    dtype: str = "auto"
-    attn_implementation: str | None = None
-    system_prompt: str | None = None
-    chat: bool = True  # conversational prompts (the tokenizer's chat template); false: plain text
-    tokenizer: str | None = None  # default: the model's folder
+    SECTION: ClassVar[str] = "model"
+
+    path: str = attrs.field(default="", validator=text)
+    dtype: str = attrs.field(default="auto", validator=one_of(*DTYPES))
+    attn_implementation: str | None = attrs.field(default=None, validator=maybe_text)
+    system_prompt: str | None = attrs.field(default=None, validator=maybe_text)
+    # conversational prompts (the tokenizer's chat template); false: plain text
+    chat: bool = attrs.field(default=True, validator=flag)
+    tokenizer: str | None = attrs.field(default=None, validator=maybe_text)  # default: the model's folder
 
 
 @attrs.frozen
 class DataConfig:
-    source: str = "stream"
-    paths: tuple[str, ...] = ()
-    include: tuple[str, ...] = ()
-    tasks: str | None = None
+    SECTION: ClassVar[str] = "data"
+
+    source: str = attrs.field(default="stream", validator=one_of("stream", "file"))
+    paths: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=texts)
+    include: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=texts)
+    tasks: str | None = attrs.field(default=None, validator=maybe_text)
 
 
 @attrs.frozen
 class VllmConfig:
-    enabled: bool = False
-    mode: str = "colocate"
-    settings: dict = attrs.field(factory=dict)  # vllm_* GRPOConfig fields, without the prefix
+    SECTION: ClassVar[str] = "vllm"
+
+    enabled: bool = attrs.field(default=False, validator=flag)
+    mode: str = attrs.field(default="colocate", validator=one_of("colocate", "server"))
+    settings: dict = attrs.field(factory=dict)  # vllm_* GRPOConfig fields, without the prefix (TRL checks them)
 
 
 @attrs.frozen
 class LaunchConfig:
-    output_dir: str = "runs/races"
-    deepspeed: str | None = None
-    accelerate_config: str | None = None
-    resume_from_checkpoint: str | None = None
+    SECTION: ClassVar[str] = "launch"
+
+    output_dir: str = attrs.field(default="runs/races", validator=text)
+    deepspeed: str | None = attrs.field(default=None, validator=maybe_text)
+    accelerate_config: str | None = attrs.field(default=None, validator=maybe_text)
+    resume_from_checkpoint: str | None = attrs.field(default=None, validator=maybe_text)
+
+
+def _grpo_count(_inst, attr, value) -> None:
+    if value is not None and (type(value) is not int or value < 1):
+        raise ConfigError(f"[grpo] {attr.name} must be a whole number of at least 1, not {show(value)}",
+                          "grpo", attr.name)
 
 
 @attrs.frozen
@@ -104,11 +109,19 @@ class TrainConfig:
     compile: CompileConfig
     curriculum: CurriculumConfig
     grpo: dict  # GRPOConfig keyword arguments (validated against GRPOConfig when it is built)
-    max_prompt_length: int | None
-    context_length: int | None
-    updates_per_generation: int | None
+    max_prompt_length: int | None = attrs.field(validator=_grpo_count)
+    context_length: int | None = attrs.field(validator=_grpo_count)
+    updates_per_generation: int | None = attrs.field(validator=_grpo_count)
     vllm: VllmConfig
     launch: LaunchConfig
+
+    def __attrs_post_init__(self):
+        # after the validators: both lengths are whole numbers here
+        if self.context_length is not None and (self.max_prompt_length or 0) >= self.context_length:
+            raise ConfigError("[grpo] context_length must exceed max_prompt_length", "grpo", "context_length")
+        if self.updates_per_generation is not None and "gradient_accumulation_steps" in self.grpo:
+            raise ConfigError("[grpo] set either updates_per_generation or gradient_accumulation_steps",
+                              "grpo", "updates_per_generation")
 
     @property
     def max_completion_length(self) -> int | None:
@@ -147,104 +160,112 @@ def _parse_value(text: str) -> Any:
 
 
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
-    """`section.key=value` (value as TOML, else a string) into a copy of the raw tables."""
+    """`section.key=value` (value as TOML, else a string) into a copy of the raw tables;
+    `parse` then checks them like the file's own settings."""
     out = {k: dict(v) if isinstance(v, dict) else v for k, v in data.items()}
     for item in overrides:
-        key, sep, text = item.partition("=")
-        section, dot, name = key.strip().partition(".")
-        if not sep or not dot or not name:
-            raise TrainConfigError(f"--set wants SECTION.KEY=VALUE, e.g. grpo.learning_rate=1e-6 (got '{item}')")
-        if section not in SECTIONS:
-            raise TrainConfigError(f"--set: unknown section '{section}' (sections: {', '.join(SECTIONS)})")
-        out.setdefault(section, {})[name] = _parse_value(text.strip())
+        section, name, value = _override(item)
+        out.setdefault(section, {})[name] = value
     return out
 
 
-def parse(data: dict, base: Path, path: Path | None = None) -> TrainConfig:
-    bad = sorted(set(data) - set(SECTIONS))
-    if bad:
-        raise TrainConfigError(f"unknown section(s): {', '.join(bad)} (sections: {', '.join(SECTIONS)})")
-    for name in SECTIONS:
-        if name in data and not isinstance(data[name], dict):
-            raise TrainConfigError(f"[{name}] must be a table")
-
-    m = dict(data.get("model", {}))
-    _check_keys("model", m, MODEL_KEYS)
-    if m.get("dtype", "auto") not in DTYPES:
-        raise TrainConfigError(f"[model] dtype must be one of {', '.join(DTYPES)}")
-    model = ModelConfig(path=_model_path(base, str(m.get("path", ""))), dtype=m.get("dtype", "auto"),
-                        attn_implementation=m.get("attn_implementation"), system_prompt=m.get("system_prompt"),
-                        chat=bool(m.get("chat", True)),
-                        tokenizer=_model_path(base, m["tokenizer"]) if m.get("tokenizer") else None)
-
-    d = dict(data.get("data", {}))
-    _check_keys("data", d, DATA_KEYS)
-    source = d.get("source", "stream")
-    if source not in ("stream", "file"):
-        raise TrainConfigError("[data] source must be \"stream\" (compile tasks on the fly) or \"file\"")
-    if source == "file" and not d.get("tasks"):
-        raise TrainConfigError("[data] source = \"file\" needs tasks = \"path/to/tasks.jsonl\" (or .parquet)")
-    paths = tuple(p if p == STDLIB else _resolve(base, p) for p in d.get("paths", [STDLIB]))
-    data_cfg = DataConfig(source=source, paths=paths,
-                          include=tuple(_resolve(base, p) for p in d.get("include", [])),
-                          tasks=_resolve(base, d["tasks"]) if d.get("tasks") else None)
-
-    races = {"compile": {k: d[k] for k in COMPILE_KEYS if k in d}}
-    for name in ("operators", "filters", "templates"):
-        if name in data:
-            races[name] = data[name]
+def _override(item: str) -> tuple[str, str, Any]:
+    key, sep, text_ = item.partition("=")
+    section, dot, name = key.strip().partition(".")
+    name = name.strip()
+    if not sep or not dot or not name:
+        raise ConfigError(f"--set wants SECTION.KEY=VALUE, e.g. grpo.learning_rate=1e-6 (got '{item}')")
     try:
-        ckw = from_toml(races, base)
-        compile_cfg = CompileConfig(**ckw)
-        curriculum = CurriculumConfig.from_dict(data.get("curriculum", {}))
-    except (ConfigError, CurriculumError, TypeError) as e:
-        raise TrainConfigError(str(e)) from None
+        unknown_sections({section: {}}, SECTIONS)
+    except ConfigError as e:
+        raise e.located("--set") from None
+    return section, name, _parse_value(text_.strip())
 
-    g = dict(data.get("grpo", {}))
+
+def _model(m: dict, base: Path) -> ModelConfig:
+    unknown_keys("model", m, MODEL_KEYS)
+    raw = ModelConfig(**m)  # types first, then paths
+    return attrs.evolve(raw, path=_model_path(base, raw.path),
+                        tokenizer=_model_path(base, raw.tokenizer) if raw.tokenizer else None)
+
+
+def _data(d: dict, base: Path) -> DataConfig:
+    unknown_keys("data", d, DATA_KEYS)
+    raw = DataConfig(**{k: d[k] for k in ("source", "paths", "include", "tasks") if k in d})
+    if raw.source == "file" and not raw.tasks:
+        raise ConfigError("[data] source = \"file\" needs tasks = \"path/to/tasks.jsonl\" (or .parquet)",
+                          "data", "source")
+    paths = raw.paths if "paths" in d else (STDLIB,)
+    return DataConfig(source=raw.source, paths=tuple(p if p == STDLIB else _resolve(base, p) for p in paths),
+                      include=tuple(_resolve(base, p) for p in raw.include),
+                      tasks=_resolve(base, raw.tasks) if raw.tasks else None)
+
+
+def _compile(data: dict, base: Path) -> CompileConfig:
+    """[data]'s compile settings with [operators], [filters] and [templates], checked as in
+    races.toml; an error names the train TOML's section ([data], not [compile])."""
+    d = data.get("data", {})
+    races = {"compile": {k: d[k] for k in COMPILE_KEYS if k in d}}
+    races.update({k: data[k] for k in ("operators", "filters", "templates") if k in data})
+    try:
+        return CompileConfig(**from_toml(races, base))
+    except ConfigError as e:
+        raise (e.moved("data") if e.section == "compile" else e) from None
+
+
+def _grpo(g: dict) -> tuple[dict, dict]:
+    """(GRPOConfig keyword arguments, racesl's own [grpo] settings)."""
     for key, where in MOVED.items():
         if key in g:
-            raise TrainConfigError(f"[grpo] {key}: set it as {where}")
-    max_prompt = g.pop("max_prompt_length", None)
-    context = g.pop("context_length", None)
-    updates = g.pop("updates_per_generation", None)
-    for key, val in (("max_prompt_length", max_prompt), ("context_length", context),
-                     ("updates_per_generation", updates)):
-        if val is not None and (not isinstance(val, int) or val < 1):
-            raise TrainConfigError(f"[grpo] {key} must be a positive integer")
-    if context is not None and (max_prompt or 0) >= context:
-        raise TrainConfigError("[grpo] context_length must exceed max_prompt_length")
-    if updates is not None and "gradient_accumulation_steps" in g:
-        raise TrainConfigError("[grpo] set either updates_per_generation or gradient_accumulation_steps")
+            raise ConfigError(f"[grpo] {key}: set it as {where}", "grpo", key)
+    ours = {k: g.pop(k, None) for k in RACESL_GRPO_KEYS}
+    mcl = g.get("max_completion_length")
+    if mcl is not None and (type(mcl) is not int or mcl < 1):
+        raise ConfigError(f"[grpo] max_completion_length must be a whole number of at least 1, not {show(mcl)}",
+                          "grpo", "max_completion_length")
+    return g, ours
 
-    v = dict(data.get("vllm", {}))
-    _check_keys("vllm", v, VLLM_KEYS)
-    mode = v.pop("mode", "colocate")
-    if mode not in ("colocate", "server"):
-        raise TrainConfigError("[vllm] mode must be \"colocate\" or \"server\"")
-    vllm = VllmConfig(enabled=bool(v.pop("enabled", False)), mode=mode, settings=v)
 
-    la = dict(data.get("launch", {}))
-    _check_keys("launch", la, LAUNCH_KEYS)
-    ds = la.get("deepspeed")
-    launch = LaunchConfig(output_dir=str(la.get("output_dir", "runs/races")),
-                          deepspeed=_resolve(base, ds) if isinstance(ds, str) else None,
-                          accelerate_config=_resolve(base, la["accelerate_config"]) if la.get("accelerate_config")
-                          else None,
-                          resume_from_checkpoint=la.get("resume_from_checkpoint"))
-    return TrainConfig(path=path, model=model, data=data_cfg, compile=compile_cfg, curriculum=curriculum, grpo=g,
-                       max_prompt_length=max_prompt, context_length=context, updates_per_generation=updates,
-                       vllm=vllm, launch=launch)
+def _vllm(v: dict) -> VllmConfig:
+    unknown_keys("vllm", v, VLLM_KEYS)
+    own = {k: v.pop(k) for k in ("enabled", "mode") if k in v}
+    return VllmConfig(settings=v, **own)
+
+
+def _launch(la: dict, base: Path) -> LaunchConfig:
+    unknown_keys("launch", la, LAUNCH_KEYS)
+    raw = LaunchConfig(**la)
+    return attrs.evolve(raw, deepspeed=_resolve(base, raw.deepspeed) if raw.deepspeed else None,
+                        accelerate_config=_resolve(base, raw.accelerate_config) if raw.accelerate_config else None)
+
+
+def parse(data: dict, base: Path, path: Path | None = None) -> TrainConfig:
+    """A TrainConfig from the raw tables; every section and value checked (ConfigError)."""
+    unknown_sections(data, SECTIONS)
+    curriculum = CurriculumConfig.from_dict(data["curriculum"]) if "curriculum" in data else CurriculumConfig()
+    grpo, ours = _grpo(dict(data.get("grpo", {})))
+    return TrainConfig(path=path, model=_model(dict(data.get("model", {})), base),
+                       data=_data(dict(data.get("data", {})), base), compile=_compile(data, base),
+                       curriculum=curriculum, grpo=grpo, **ours, vllm=_vllm(dict(data.get("vllm", {}))),
+                       launch=_launch(dict(data.get("launch", {})), base))
 
 
 def load(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
+    """Read, override and check a train TOML; an error says file:line, or `--set` for a
+    setting the command line gave."""
     p = Path(path)
     try:
-        with p.open("rb") as f:
-            data = tomllib.load(f)
+        text_ = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text_)
     except tomllib.TOMLDecodeError as e:
-        raise TrainConfigError(f"{p}: {e}") from None
-    except OSError as e:
-        raise TrainConfigError(f"cannot read {p}: {e.strerror}") from None
-    if overrides:
-        data = apply_overrides(data, list(overrides))
-    return parse(data, p.resolve().parent, p)
+        raise ConfigError(f"{p}: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
+    given = {_override(o)[:2] for o in overrides}
+    data = apply_overrides(data, list(overrides))
+    try:
+        return parse(data, p.resolve().parent, p)
+    except ConfigError as e:
+        if (e.section, e.key) in given or (e.key is None and any(s == e.section for s, _ in given)):
+            raise e.located("--set") from None
+        raise locate(e, p, text_) from None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import attrs
 
+from racesl.text import plural
 from racesl.train.config import STDLIB, TrainConfig
 
 VLLM_RANGE = ("0.22", "0.31")  # what TRL 1.16 supports
@@ -259,7 +260,7 @@ def build(cfg: TrainConfig, *, model: str | None = None, output_dir: str | None 
             before = len(rows)
             rows = [r for r in rows if keep(r)]
             if before != len(rows):
-                echo(f"dropped {before - len(rows)} of {before} tasks longer than "
+                echo(f"dropped {before - len(rows)} of {plural(before, 'task')} longer than "
                      f"{cfg.max_prompt_length} prompt tokens")
         if not rows:
             raise TrainError("every task is longer than max_prompt_length")
@@ -279,7 +280,17 @@ def build(cfg: TrainConfig, *, model: str | None = None, output_dir: str | None 
                               processing_class=tokenizer, callbacks=callbacks)
     except OSError as e:
         raise TrainError(f"cannot load the model from {model_path}: {e}") from None
+    if curriculum is not None and trainer.accelerator.is_main_process:
+        start_curriculum_log(Path(args.output_dir) / "curriculum.jsonl", resume=bool(cfg.launch.resume_from_checkpoint))
     return Built(trainer, source, reward, curriculum, tokenizer, args)
+
+
+def start_curriculum_log(path: Path, resume: bool) -> None:
+    """Every run with a curriculum leaves curriculum.jsonl (one line per decision, written by
+    CurriculumCallback), empty when no window filled; a resumed run appends to its lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a" if resume else "w", encoding="utf-8"):
+        pass
 
 
 def _zero_stage(trainer) -> int | None:

@@ -19,8 +19,10 @@ from racesl.syntax import ast as A
 class Pred:
     """One conjunct of a refinement: a Bool expression over `it`.
 
-    `text` is the normalized Python text (the emitter's unparse); `module` is where the
-    predicate was written, for helper names it may call.
+    `text` is the normalized Python text (the emitter's unparse): the predicate's identity,
+    what the runtime, the sampler and the solver key on. `source` is the predicate as the
+    user wrote it, what messages and hovers show (`shown`); `module` is where the predicate
+    was written, for helper names it may call.
     """
 
     expr: A.Expr = attrs.field(eq=False, hash=False, repr=False)
@@ -28,6 +30,12 @@ class Pred:
     module: str
     span: Span = attrs.field(eq=False, hash=False, repr=False)
     path: str = attrs.field(default="", eq=False, hash=False, repr=False)
+    source: str = attrs.field(default="", eq=False, hash=False, repr=False)
+
+    @property
+    def shown(self) -> str:
+        """The predicate as written in the source (the normalized text when that is unknown)."""
+        return self.source or self.text
 
 
 @attrs.frozen(slots=True)
@@ -102,7 +110,7 @@ class Refined:
     preds: tuple[Pred, ...]
 
     def __str__(self) -> str:
-        return f"{self.base} where " + " and ".join(_paren(p.text) for p in self.preds)
+        return f"{self.base} where " + " and ".join(_paren(p.shown) for p in self.preds)
 
 
 @attrs.frozen(slots=True)

@@ -18,7 +18,7 @@ def diagnose(chunk, tmp_path: Path):
     checked = check_paths([src])
     diags = list(checked.diagnostics)
     if "#! probe" in chunk.text and checked.ok:
-        from racesl.cli.check import SeedProbe, probe_env, set_builders
+        from racesl.sample.probe import SeedProbe, probe_env, set_builders
         from racesl.library import Library
 
         from racesl.graph.diagnostics import composition_diagnostics

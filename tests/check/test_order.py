@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from racesl.check import check_paths
-from racesl.cli.check import set_builders
+from racesl.sample.probe import set_builders
 from racesl.library import Library
 
 RACESC = str(Path(sys.executable).with_name("racesc"))
@@ -95,7 +95,7 @@ def test_racesc_check_runs_what_the_types_hide(tmp_path):
     p = racesc("check", "m.races", "-q", cwd=tmp_path)
     assert p.returncode == 1, p.stderr
     assert "error[E601]: scramble('" in p.stderr and "with PYTHONHASHSEED=" in p.stderr
-    assert "1 environments checked: 1 error" in p.stderr
+    assert "1 environment checked: 1 error" in p.stderr
     assert os.listdir(tmp_path) == ["m.races"]
 
 

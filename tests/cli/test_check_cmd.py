@@ -92,7 +92,7 @@ def test_runtime_diagnostics_and_table(capsys):
 @pytest.mark.parametrize("n", [1, 7])
 def test_samples_option(capsys, n):
     rc, out, err = check(capsys, FIX / "reasons.races", "--samples", n)
-    assert f"12 environments, {n} samples each" in out
+    assert f"12 environments, {n} sample{'s' * (n != 1)} each" in out
     row = next(line for line in out.splitlines() if "reasons.spin" in line)
     assert f"fuel {n}" in row
 
@@ -119,7 +119,7 @@ def test_include_option(capsys):
     assert "add a folder with -I" in err
     rc, out, err = check(capsys, FIX / "uses_lib.races", "-I", FIX / "lib", "--samples", "3")
     assert rc == 0, err
-    assert "1 environments checked: 0 errors, 0 warnings" in err
+    assert "1 environment checked: 0 errors, 0 warnings" in err
     assert "uses_lib.tripled" in out
 
 
@@ -143,3 +143,28 @@ def test_missing_file(capsys, tmp_path):
     rc, out, err = check(capsys, tmp_path / "nothere.races")
     assert rc == 1
     assert f"{tmp_path / 'nothere.races'}:1:1: error[E202]: cannot read" in err
+
+
+def test_table_shows_declared_type_names(capsys, tmp_path):
+    """The signature column names types as the signature writes them (aliases, generics),
+    not their erased shapes (`Bits -> Word`, not `Str -> Str`)."""
+    (tmp_path / "words.races").write_text('''module words
+
+type Bits = Str where len(it) <= 8
+type Word = Str where len(it) <= 8
+
+env flip(b: Bits) -> Word:
+    """Reverse b."""
+    return b[::-1]
+
+env spell(xs: List[Bits]) -> List[Word]:
+    """Reverse each of xs."""
+    return [x[::-1] for x in xs]
+''', encoding="utf-8")
+    rc, out, err = check(capsys, tmp_path / "words.races", "--samples", "3")
+    assert rc == 0, err
+    rows = {line.split()[1]: line for line in out.splitlines() if "words." in line}
+    assert "Bits -> Word" in rows["words.flip"] and "Str -> Str" not in rows["words.flip"]
+    assert "List[Bits] -> List[Word]" in rows["words.spell"]
+    rc, out, err = check(capsys, FIX / "reasons.races", "--samples", "2")
+    assert "Small -> Int" in next(line for line in out.splitlines() if "reasons.bloat" in line)

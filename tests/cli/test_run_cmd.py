@@ -63,7 +63,7 @@ def test_outputs_are_python_reprs(capsys, env, lit, want):
 
 # Inputs `inc` (an Int) refuses, each with what its message must name.
 NOT_INTS = {
-    "'a'": "not a Int",
+    "'a'": "not an Int",
     "True": "got bool True",
     "1.5": "float is not a value",
     "__import__('os')": "calls are not literals",
@@ -74,12 +74,12 @@ NOT_INTS = {
 
 
 @pytest.mark.parametrize("env,lit,reason,detail", [
-    ("positive", "0", "assert", "AssertionError"),
-    ("spin", "1", "fuel", "FuelOut"),
+    ("positive", "0", "assert", "assertion failed at line 24"),
+    ("spin", "1", "fuel", "used up its budget of 400 steps; raise --fuel"),
     ("narrow", "12", "contract", "12 violates it < 10"),
-    ("divide", "0", "error", "ZeroDivisionError"),
-    ("bloat", "12", "size", "SizeExceeded"),
-    ("deep", "1", "recursion", "RecursionCut"),
+    ("divide", "0", "error", "by zero (ZeroDivisionError) at line 39"),
+    ("bloat", "12", "size", "a value grew past the size bound"),
+    ("deep", "1", "recursion", "helper calls nested deeper than 200"),
     *(("inc", lit, "input", detail) for lit, detail in NOT_INTS.items()),
     ("shout", "'abcdefg'", "input", "violates len(it) <= 5"),
     ("tally", "[1, 'a']", "input", "List[Int]"),
@@ -90,12 +90,47 @@ def test_drop_reasons(capsys, env, lit, reason, detail):
     assert out == [f"!{reason}"]
     assert err.startswith("racesc: input 1: ")
     assert detail in err
+    # words, not the runtime's exception classes
+    for raw in ("FuelOut", "AssertionError", "SizeExceeded", "RecursionCut", "Timeout"):
+        assert raw not in err
+
+
+def test_assertion_message_and_line(capsys, tmp_path):
+    p = tmp_path / "even.races"
+    p.write_text("env even(n: Int where 0 <= it <= 99) -> Int:\n    \"\"\"Return n.\"\"\"\n"
+                 "    assert n % 2 == 0, \"n must be even\"\n    return n\n")
+    for extra in ((), ("--untrusted",)):
+        rc, out, err = run(capsys, p, "even", "--input", "3", *extra)
+        assert (rc, out) == (0, ["!assert"])
+        assert err.strip() == "racesc: input 1: assertion failed: n must be even at line 3"
+
+
+def test_fuel_message_names_the_budget(capsys):
+    rc, out, err = run(capsys, REASONS, "spin", "--input", "1", "--fuel", "50")
+    assert out == ["!fuel"]
+    assert err.strip() == "racesc: input 1: used up its budget of 50 steps; raise --fuel"
+
+
+def test_unquoted_string_input_hints_quotes(capsys, tmp_path):
+    rc, out, err = run(capsys, REASONS, "shout", "--input", "banana")
+    assert (rc, out) == (0, ["!input"])
+    assert "not a literal" in err
+    assert """write a string with quotes: --input '"banana"'""" in err
+    f = tmp_path / "in.txt"
+    f.write_text("abc\n")
+    rc, out, err = run(capsys, REASONS, "shout", "--inputs", f)
+    assert out == ["!input"] and 'write a string with quotes: "abc"' in err
+
+
+def test_no_quote_hint_for_an_int_input(capsys):
+    rc, out, err = run(capsys, REASONS, "inc", "--input", "banana")
+    assert out == ["!input"] and "not a literal" in err and "quotes" not in err
 
 
 def test_timeout(capsys):
     rc, out, err = run(capsys, REASONS, "spin", "--input", "1", "--fuel", "1000000000", "--wall", "0.3")
     assert (rc, out) == (0, ["!timeout"])
-    assert "input 1: timeout" in err
+    assert "input 1: ran past the wall-clock limit of 0.3 s; raise --wall" in err
 
 
 def test_bigger_fuel_lets_a_loop_finish(capsys, tmp_path):
@@ -118,7 +153,7 @@ def test_inputs_keep_their_order(capsys):
     rc, out, err = run(capsys, REASONS, "divide", "--input", "3", "--input", "'x'", "--input", "0",
                        "--input", "-7")
     assert out == ["33", "!input", "!error", "-15"]
-    assert "input 2: not a Int" in err and "input 3: error" in err
+    assert "input 2: not an Int" in err and "input 3: integer division or modulo by zero" in err
 
 
 def test_inputs_file(capsys):
@@ -126,7 +161,7 @@ def test_inputs_file(capsys):
     rc, out, err = run(capsys, REASONS, "inc", "--inputs", FIX / "inputs.txt")
     assert rc == 0
     assert out == ["2", "-2", "201", "!input", "!input"]
-    assert "input 4: not a Int" in err and "input 5: not a literal" in err
+    assert "input 4: not an Int" in err and "input 5: not a literal" in err
 
 
 def test_inputs_from_stdin_after_given_inputs(capsys, monkeypatch):
@@ -193,8 +228,8 @@ def test_setting_sampled_only_when_missing(capsys):
 
 
 @pytest.mark.parametrize("setting,msg", [
-    ("k=9", "setting k=9 is not a Int where 1 <= it <= 5"),
-    ("k='a'", "is not a Int"),
+    ("k=9", "setting k=9 is not an Int: 9 violates 1 <= it <= 5"),
+    ("k='a'", "is not an Int"),
     ("q=3", "'shift' has no setting 'q' (settings: k)"),
     ("k3", "--setting wants NAME=LITERAL, got 'k3'"),
     ("k=[", "setting k: not a literal"),

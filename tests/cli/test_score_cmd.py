@@ -1,13 +1,16 @@
 """`racesc score TASKS COMPLETIONS [-o SCORES]`: `{"id", "score", "status", "detail"}` rows
-and a summary (mean score by operator and size, and the count of each status); unknown
-ids and unreadable lines are counted, not fatal."""
+(only with -o) and a summary (mean score by operator and size, and the count of each
+status); unknown ids and unreadable lines are counted, not fatal, and unreadable lines are
+named by their line number. `--json` is in tests/cli/test_json.py."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -15,7 +18,7 @@ from racesl.library import load
 from racesl.records import read_records
 from racesl.rewards import STATUSES
 from tests.rewards.test_libraries import TOY
-from tests.search.taskutil import oracle_reaches, run_racesc, wrap
+from tests.search.taskutil import RACESC, oracle_reaches, run_racesc, wrap
 
 
 @pytest.fixture(scope="module")
@@ -91,17 +94,63 @@ def test_scores_to_file(compiled):
     for status, n in counts.items():
         assert re.search(rf"^\W*{status}\W+{n}\W+{n / len(rows):.3f}\W*$", p.stdout, re.M), (status, p.stdout)
     assert "could not be judged" not in p.stderr
-    # an unknown id and four unreadable lines (junk list minus the blank line and the unknown id)
-    assert "1 completions name unknown tasks" in p.stderr
-    assert "4 lines were unreadable" in p.stderr
+    # an unknown id and four unreadable lines (junk list minus the blank line and the unknown id),
+    # each of those by its line number and why
+    assert f"1 completion named no task in {d / 'tasks.jsonl'}" in p.stderr
+    assert f"4 lines of {d / 'completions.jsonl'} could not be read" in p.stderr
+    k = len(rows)  # the junk starts on line k + 1
+    c = d / "completions.jsonl"
+    for line, why in ((k + 2, "not JSON: Expecting value (column 1)"), (k + 3, 'no "completion"'),
+                      (k + 4, 'no "id"'), (k + 6, "not a JSON object but an array")):
+        assert f"{c}:{line}: {why}\n" in p.stderr, (line, p.stderr)
+    assert f"{c}:{k + 1}:" not in p.stderr and f"{c}:{k + 5}:" not in p.stderr  # unknown id, blank
 
 
-def test_scores_to_stdout(compiled):
+def test_no_rows_without_output(compiled):
+    """Without -o only the summary is printed (on stdout); with `-o -` the rows go to stdout
+    and the summary to stderr."""
     d, _, rows, _ = compiled
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", cwd=d)
+    assert f"mean score of {len(rows)} completions" in p.stdout
+    assert '"status"' not in p.stdout and '"id"' not in p.stdout
+    assert not any(line.startswith("{") for line in p.stdout.splitlines())
+    p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", "-", cwd=d)
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
     assert len(lines) == len(rows)
-    assert "mean score" in p.stderr
+    assert "mean score" in p.stderr and "mean score" not in p.stdout
+    p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", "-", "--json", cwd=d, check=False)
+    assert p.returncode == 2 and "--json" in p.stderr
+
+
+def test_completions_from_stdin(compiled, tmp_path):
+    """`-` reads COMPLETIONS from standard input, as `racesc run --inputs -` does; a bad line
+    there is reported as <stdin>:N."""
+    d, _, rows, _ = compiled
+    text = (d / "completions.jsonl").read_text(encoding="utf-8")
+    p = subprocess.run([RACESC, "score", str(d / "tasks.jsonl"), "-", "-o", str(tmp_path / "s.jsonl")],
+                       input=text, capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=dict(os.environ, NO_COLOR="1", COLUMNS="200"))
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "s.jsonl").read_text() == run_racesc(
+        "score", d / "tasks.jsonl", d / "completions.jsonl", "-o", "-", cwd=d).stdout
+    assert f"<stdin>:{len(rows) + 2}: not JSON" in p.stderr
+    assert "4 lines of <stdin> could not be read" in p.stderr
+
+
+def test_many_bad_lines_are_cut_short(compiled, tmp_path):
+    """A handful of unreadable lines are shown by number, the rest counted; a completion that
+    is not text is no unreadable line: it scores 0, with a status."""
+    d, records, *_ = compiled
+    rid = records[0]["id"]
+    lines = ["oops"] * 9 + [json.dumps({"id": rid, "completion": None}), json.dumps({"id": rid, "completion": 7})]
+    (tmp_path / "c.jsonl").write_text("\n".join(lines) + "\n")
+    p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", "-o", tmp_path / "s.jsonl", cwd=tmp_path)
+    shown = [n for n in range(1, 12) if f"c.jsonl:{n}: not JSON" in p.stderr]
+    assert shown == [1, 2, 3, 4, 5]
+    assert "and 4 more unreadable lines" in p.stderr
+    assert "9 lines of" in p.stderr
+    got = [json.loads(x) for x in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert [(g["id"], g["score"], g["status"]) for g in got] == [(rid, 0.0, "error")] * 2
 
 
 def test_library_option(compiled, tmp_path):
@@ -162,7 +211,8 @@ def test_missing_or_undecodable_completions(compiled, tmp_path):
     assert "missing.jsonl" in p.stderr
     good = json.dumps({"id": records[0]["id"], "completion": wrap(records[0]["answer"])})
     (tmp_path / "c.jsonl").write_bytes(b"\xff\xfe{}\n" + good.encode() + b"\n")
-    p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", cwd=tmp_path, check=False)
+    p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", "-o", "-", cwd=tmp_path, check=False)
     assert (p.returncode, "Traceback" in p.stderr) == (0, False), p.stderr[-400:]
+    assert f"{tmp_path / 'c.jsonl'}:1: not UTF-8 (byte 1)" in p.stderr
     assert [json.loads(x) for x in p.stdout.splitlines()] == [{"id": records[0]["id"], "score": 1.0, "status": "ok",
                                                                "detail": "right"}]

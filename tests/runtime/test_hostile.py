@@ -390,7 +390,7 @@ def test_bombs_in_a_loop_leave_the_process_healthy(bombs, sealed):
 
 def test_probe_of_bombs_reports_instead_of_raising(bombs, sealed):
     """`racesc check` samples and runs every environment: bombs show up as drops and W600."""
-    from racesl.cli.check import probe_env
+    from racesl.sample.probe import probe_env
 
     for name in sorted(EXPECTED):
         counts, diags, _ = probe_env(bombs, bombs.envs[f"bombs.{name}"], 4, 0)
@@ -430,7 +430,7 @@ def test_cli_run_memory_bomb(tmp_path):
     p, _ = racesc("run", BOMBS, "str_mul", "--input", "1", "--input", "2", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["!size", "!size"]
-    assert "input 1: size: SizeExceeded" in p.stderr
+    assert "input 1: a value grew past the size bound" in p.stderr
     assert os.listdir(tmp_path) == []
 
 
@@ -438,7 +438,7 @@ def test_cli_run_time_bomb_stops_at_the_wall_limit(tmp_path):
     p, elapsed = racesc("run", BOMBS, "spin", "--input", "1", "--input", "2", "--fuel", "1000000000",
                         "--wall", "1", cwd=tmp_path)
     assert p.stdout.split() == ["!timeout", "!timeout"]
-    assert "input 2: timeout: Timeout" in p.stderr
+    assert "input 2: ran past the wall-clock limit of 1 s; raise --wall" in p.stderr
     assert 2.0 <= elapsed < 2.0 + 1.0 + 8.0  # two limits, their ticks, the interpreter's start
 
 

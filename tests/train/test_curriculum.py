@@ -154,9 +154,11 @@ def test_config_validation(bad):
 
 
 def test_config_from_dict():
-    cfg = CurriculumConfig.from_dict({"mode": "monotone", "threshold": 0.9, "window": "32"})
+    cfg = CurriculumConfig.from_dict({"mode": "monotone", "threshold": 0.9, "window": 32})
     assert cfg.mode == "monotone" and cfg.window == 32 and cfg.band[1] == 0.9
-    with pytest.raises(CurriculumError, match="unknown curriculum setting"):
+    with pytest.raises(CurriculumError, match=r"unknown setting in \[curriculum\]: windw \(did you mean window\?\)"):
         CurriculumConfig.from_dict({"windw": 3})
     with pytest.raises(CurriculumError):
         CurriculumConfig.from_dict({"enabled": "yes"})
+    with pytest.raises(CurriculumError, match=r'window must be a whole number of at least 1, not "32"'):
+        CurriculumConfig.from_dict({"window": "32"})  # a quoted number is text: say so, do not guess

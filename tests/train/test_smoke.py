@@ -16,15 +16,20 @@ pytest.importorskip("matplotlib")
 def test_train_then_eval(tiny_model, tmp_path, capsys):
     out = tmp_path / "run"
     rc = main(["train", str(TRAIN_DIR / "tiny.toml"), "--model", str(tiny_model), "--output-dir", str(out),
-               "--max-steps", "3", "--set", "curriculum.start=1"])
+               "--max-steps", "3"])
     captured = capsys.readouterr()
     assert rc == 0, captured.err[-3000:]
     summary = json.loads((out / "races_summary.json").read_text())
     assert summary["steps"] == 3
     assert summary["stream"]["built"] >= 6  # 2 prompts a step
-    # a random model solves nothing: from rung 1 (size 3) the band curriculum moves down
-    moves = [json.loads(line) for line in (out / "curriculum.jsonl").read_text().splitlines()]
-    assert moves and all(m["from_size"] == 3 and m["to_size"] == 2 for m in moves)
+    # a random model solves nothing: from tiny.toml's rung 1 (size 3) the band curriculum moves
+    # down, then stays at the bottom; curriculum.jsonl has a line for every decision
+    decisions = [json.loads(line) for line in (out / "curriculum.jsonl").read_text().splitlines()]
+    moves = [d for d in decisions if d["move"] != "stay"]
+    assert moves and all(m["move"] == "down" and m["from_size"] == 3 and m["to_size"] == 2 for m in moves)
+    assert all(d["from_size"] == d["to_size"] == 2 for d in decisions if d["move"] == "stay")
+    assert all(d["rate"] == 0.0 and d["n"] >= 4 for d in decisions)
+    assert len(summary["curriculum_moves"]) == len(moves)
     assert any(st["size"] == 2 for st in summary["curriculum"].values())
     assert "trained 3 steps" in captured.out and "curriculum sizes" in captured.out
     assert (out / "model.safetensors").exists() and (out / "tokenizer.json").exists()

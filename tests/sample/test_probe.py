@@ -1,4 +1,4 @@
-"""`probe_env`, the sampling half of `racesc check`: E601 (nondeterminism) and friends.
+"""`probe_env` (racesl.sample.probe), the sampling half of `racesc check`: E601 (nondeterminism) and friends.
 
 A `.races` body cannot be nondeterministic within one process (set order is fixed by the hash
 seed), so E601 is exercised with an injected runner whose answers alternate.
@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from racesl.cli.check import probe_env
+from racesl.sample.probe import probe_env
 from racesl.diagnostics import Severity
 from racesl.library import Run, load
 
@@ -143,3 +143,105 @@ def test_few_samples_never_warn(lib):
     _, diags, _ = probe_env(lib, env, 4, 0, runner=runner)
     assert [d.code for d in diags] == ["W600"]
     assert "succeeds on only 0 of 4 sampled inputs (most often: assert)" in diags[0].message
+
+
+# ---------------------------------------------------------------- E602: why nothing could be sampled
+
+SAMPLERS = '''
+def word(rng, level) -> Str:
+    return "a"
+
+def big(rng, level) -> Int:
+    return rng.randint(100, 200)
+
+def forever(rng, level) -> Int:
+    i = 0
+    while i >= 0:
+        i = i + 1
+    return i
+
+def slow(x: Int) -> Bool:
+    i = 0
+    while i >= 0:
+        i = i + 1
+    return True
+
+@sample(n=word)
+env wrong_type(n: Int where 0 <= it <= 5) -> Int:
+    """Add one to n."""
+    return n + 1
+
+@sample(n=big)
+env wrong_range(n: Int where 0 <= it <= 5) -> Int:
+    """Add one to n."""
+    return n + 1
+
+@sample(n=forever)
+env looping_sampler(n: Int where 0 <= it <= 5) -> Int:
+    """Add one to n."""
+    return n + 1
+
+env looping_refinement(n: Int where 0 <= it <= 5 and slow(it)) -> Int:
+    """Add one to n."""
+    return n + 1
+
+env never(n: Int where 0 <= it <= 5, k: Int where it > 5 and it < 3) -> Int:
+    """Add {k} to n."""
+    return n + k
+'''
+
+
+@pytest.fixture(scope="module")
+def samplers(tmp_path_factory):
+    p = tmp_path_factory.mktemp("probe") / "samplers.races"
+    p.write_text(SAMPLERS, encoding="utf-8")
+    return load([p])
+
+
+def e602(lib, name):
+    counts, diags, _ = probe_env(lib, lib.envs[f"samplers.{name}"], 6, 0)
+    assert counts["no sample"] == 6
+    [d] = diags
+    assert d.code == "E602" and d.severity is Severity.ERROR
+    return d
+
+
+def test_sampler_of_the_wrong_declared_type_is_named(samplers):
+    d = e602(samplers, "wrong_type")
+    assert d.message.startswith(
+        "could not sample inputs for 'wrong_type': sampler returned 'a', outside Int where 0 <= it <= 5")
+    assert d.hint == ("the sampler 'word' is declared to return Str (it returned 'a'), but 'n' is "
+                      "Int where 0 <= it <= 5: make 'word' return values of the parameter's type")
+    assert "add @sample" not in d.hint
+
+
+def test_sampler_outside_the_refinement_is_named(samplers):
+    d = e602(samplers, "wrong_range")
+    assert d.message.startswith("could not sample inputs for 'wrong_range': sampler returned 1")
+    assert d.hint.startswith("the sampler 'big' returned 1")
+    assert d.hint.endswith(", which is not in Int where 0 <= it <= 5: make 'big' return only values of 'n' "
+                           "(its refinement included)")
+
+
+def test_sampler_out_of_fuel_says_so(samplers):
+    d = e602(samplers, "looping_sampler")
+    assert d.message == ("could not sample inputs for 'looping_sampler': sampler forever for 'n' ran out of fuel "
+                         "(a budget of 400 steps a call)")
+    assert d.hint == ("a sampler gets 400 steps a call: bound the loops of 'forever' (by `level`, say), "
+                      "or draw directly with rng.randint or rng.choice")
+
+
+def test_refinement_out_of_fuel_says_so(samplers):
+    d = e602(samplers, "looping_refinement")
+    assert "candidate value" not in d.message
+    assert d.message == ("could not sample inputs for 'looping_refinement': checking the refinement "
+                         "`0 <= it <= 5 and slow(it)` of 'n' ran out of fuel (a budget of 400 steps) "
+                         "on every value tried")
+    assert d.hint == ("each refinement check gets 400 steps: make `0 <= it <= 5 and slow(it)` cheaper "
+                      "(bound its loops), or check the condition in the body instead")
+
+
+def test_unsatisfiable_setting_names_the_parameter(samplers):
+    d = e602(samplers, "never")
+    assert "unsatisfiable" in d.message
+    assert d.hint == "the refinement may be unsatisfiable or too narrow; add @sample(k=helper)"

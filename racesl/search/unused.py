@@ -1,0 +1,66 @@
+"""Why an environment never made it into a task: `racesc compile` names the environments it
+never used, and a user needs the reason to fix it (a filter that drops every output, an
+input domain no sampler reaches, or no edge to anything)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from racesl.runtime.contract import canonical
+from racesl.sample.seeding import item_rng
+from racesl.search.filters import value_filter
+from racesl.text import plural
+
+SAMPLES = 24
+
+_HINTS = {
+    "repeated_char": "a one-letter or empty Str counts as one repeated character; "
+                     "`--filter repeated_char=false` keeps them",
+    "value": "0 and 1 are dropped as too easy to guess; `--filter drop_values=[]` keeps them",
+    "bool": "a Bool answer is a coin flip; Bool environments serve only as branch conditions",
+    "big_int": "raise `--filter max_int=N`",
+    "long_text": "raise `--filter max_text=N`",
+    "fuel": "raise `--filter max_steps=N`, or make the body cheaper",
+    "assert": "its asserts reject most sampled inputs; give it a sampler for its domain",
+}
+
+
+def why_unused(lib, cfg, env, graph=None) -> str:
+    """One clause: what stops `env` from appearing, found by running it on a few sampled
+    inputs through the compile's own filters (deterministic: a fixed per-env seed)."""
+    if graph is not None and not graph.successors(env.qualname) and not graph.predecessors(env.qualname):
+        return "no environment's output type is its input type, nor its output any one's input"
+    reasons: Counter = Counter()
+    f = cfg.filters
+    for i in range(SAMPLES):
+        rng: random.Random = item_rng(cfg.seed, "unused", env.qualname, i)
+        try:
+            x = lib.sample_input(env, rng, i % (cfg.max_level + 1))
+            settings = lib.sample_settings(env, rng, i % (cfg.max_level + 1))
+        except Exception:  # a sampler that fails: `racesc check` reports it in full
+            reasons["sampler"] += 1
+            continue
+        run = lib.run(env, x, settings, fuel=f.max_steps, wall=f.wall)
+        reasons[run.status if run.status != "ok" else value_filter(f, run.value, canonical(run.value)) or "ok"] += 1
+    ok = reasons.pop("ok", 0)
+    if ok:
+        return (f"{ok} of {plural(SAMPLES, 'sampled run')} pass the filters; the chains around it were "
+                "dropped, or it lost to the usage quotas")
+    counts = ", ".join(f"{why} {n}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    blame = [why for why, _ in reasons.most_common() if why in _HINTS and why != "assert"] or list(reasons)
+    hint = _HINTS.get(blame[0])
+    return f"no usable output in {plural(SAMPLES, 'sampled run')} ({counts})" + (f": {hint}" if hint else "")
+
+
+def unused_reasons(lib, cfg, graph, usage, pruned: dict[str, str]) -> dict[str, str]:
+    """{environment: why} for every environment no task used, in name order."""
+    out = {}
+    for q in sorted(lib.envs):
+        if usage[q]:
+            continue
+        if q in pruned:
+            out[q] = f"the solver proved every output is dropped ({pruned[q]})"
+        else:
+            out[q] = why_unused(lib, cfg, lib.envs[q], graph)
+    return out
