@@ -67,9 +67,9 @@ SEQUENTIAL = (("sequential", 2, 6),)
 # ---------------------------------------------------------------- (a), (e) racesl compile
 
 def races_compile(checked, n: int, seed: int, workers: int):
+    from racesl.compile import compile_tasks
     from racesl.library import Library
     from racesl.search.config import CompileConfig
-    from racesl.search.driver import compile_tasks
 
     lib = Library(checked)
     t0 = os.times()

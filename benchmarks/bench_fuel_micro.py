@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from racesl.runtime import WATCHDOG, Program  # noqa: E402
+from racesl.lower.program import load_program  # noqa: E402
+from racesl.runtime import WATCHDOG  # noqa: E402
 
 
 def load_corpus():
@@ -46,8 +47,8 @@ def measure(rounds: int, block_s: float, fuel: int = 10**6):
     corpus = load_corpus()
     plain: dict = {}
     exec(compile(corpus.SOURCE, "plain", "exec"), plain)
-    prog = Program.from_module(ast.parse(corpus.SOURCE), "bench.races",
-                               int_params=corpus.int_params())
+    prog = load_program(ast.parse(corpus.SOURCE), "bench.races",
+                        int_params=corpus.int_params())
     rows = []
     clock = time.process_time
     with WATCHDOG.session():

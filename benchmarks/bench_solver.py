@@ -19,8 +19,8 @@ ROUNDS = 3
 
 
 def compile_once(lib, solver: bool, cache_dir: str) -> dict:
+    from racesl.compile import compile_tasks
     from racesl.search.config import CompileConfig
-    from racesl.search.driver import compile_tasks
 
     os.environ["RACESL_CACHE_DIR"] = cache_dir
     c0 = time.process_time()

@@ -8,7 +8,7 @@ used), and times every variant beside the plain body in the same interleaved blo
 variant / plain. A part whose removal barely moves the median costs little overall, however
 often it appears.
 
-Parts (each a pattern of the emitted code; see racesl/lower/instrument.py):
+Parts (each a pattern of the emitted code; see racesl/lower/instrument/ and docs/fuel.md):
   session  `if not _races_wd.depth: return _races_enter_slow(...)` at an entry's top
   meter    `_races_meter[0] = ...` before an entry returns
   ticks    `if not _races_f: raise FuelOut` / `_races_f -= 1` (while loops, slow copies)
@@ -106,12 +106,12 @@ class Cut(ast.NodeTransformer):
 def variant(lib, parts: frozenset[str]):
     """The library's program with `parts` cut out (None for a variant that does not compile)."""
     from racesl.lower.instrument import instrument
-    from racesl.runtime.execute import Program, _compile
+    from racesl.runtime.execute import Program, compile_code
 
-    tree = instrument(lib.module, int_params=lib.int_params)
+    tree = instrument(lib.module, int_params=lib.param_facts)
     tree = ast.fix_missing_locations(Cut(parts).visit(tree))
     try:
-        return Program(_compile(tree, "<races-cut>"), "<races-cut>")
+        return Program(compile_code(tree, "<races-cut>"), "<races-cut>")
     except Exception:  # a cut that leaves a name unbound at module level
         return None
 

@@ -21,9 +21,10 @@ from racesl.check import Checked, check_paths
 from racesl.check.model import EnvSig
 from racesl.lower.effects import fresh, mutating_functions
 from racesl.lower.module import Lowered
+from racesl.lower.program import load_program
 from racesl.runtime.contract import canonical, check_value
 from racesl.runtime.builtins import rng_over
-from racesl.runtime.execute import Program, classify
+from racesl.runtime.execute import classify
 from racesl.runtime.fastcheck import compile_checker
 from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample, sampler_for
@@ -54,15 +55,15 @@ class Library:
         self.checked = checked
         self.lowered = {name: Lowered(cm) for name, cm in checked.modules.items()}
         body: list[py.stmt] = []
-        int_params: dict[str, frozenset[str]] = {}
+        param_facts: dict = {}  # function → parameter → ParamFacts (racesl.lower.module)
         self.preds: dict[tuple[str, str], str] = {}
         for low in self.lowered.values():
             body.extend(low.module.body)
-            int_params.update(low.int_params)
+            param_facts.update(low.param_facts)
             self.preds.update(low.preds)
         module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
-        self.module, self.int_params = module, int_params  # plain Python, before instrumentation
-        self.program = Program.from_module(module, "<races>", int_params=int_params)
+        self.module, self.param_facts = module, param_facts  # plain Python, before instrumentation
+        self.program = load_program(module, "<races>", int_params=param_facts)
         self.envs: dict[str, EnvSig] = {e.qualname: e for e in checked.envs()}
         self.root_envs: list[EnvSig] = checked.envs(only_roots=True)
         h = hashlib.sha256(f"racesl {__version__}\n".encode())
@@ -78,6 +79,11 @@ class Library:
         self._plain_preds: dict | None = None
         self._mutators: frozenset[str] | None = None
         self._env_samplers: dict[str, dict[str, str]] = {}
+
+    @property
+    def int_params(self) -> dict[str, frozenset[str]]:
+        """`param_facts` in the mark spelling (racesl.lower.instrument.facts), to read at a glance."""
+        return {f: m for low in self.lowered.values() for f, m in low.int_params.items()}
 
     @classmethod
     def from_paths(cls, paths, include=()) -> tuple["Library | None", Checked]:

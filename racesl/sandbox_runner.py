@@ -16,7 +16,7 @@ from racesl.runtime.sandbox import WorkerPool
 class SandboxRunner:
     def __init__(self, lib: Library, workers: int = 1, memory_mb: int = 512, wall: float = 2.0):
         self.lib = lib
-        self.source = lower_to_source(lib.module, int_params=lib.int_params)
+        self.source = lower_to_source(lib.module, int_params=lib.param_facts)
         self.workers, self.memory_mb = workers, memory_mb
         self.pool = self._pool(wall)
 

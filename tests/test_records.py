@@ -9,7 +9,8 @@ import stat
 import pyarrow.parquet as pq
 import pytest
 
-from racesl.records import COLUMNS, atomic_write, read_records, write_jsonl, write_parquet, write_verl
+from racesl.atomic import atomic_write
+from racesl.records import COLUMNS, read_records, write_jsonl, write_parquet, write_verl
 from racesl.rewards import score
 from tests.search.taskutil import OPERATORS, one_per_operator, stdlib_records, wrap
 

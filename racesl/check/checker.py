@@ -15,13 +15,29 @@ from racesl.check.body import BodyChecker, Scope, Symbol, has_unknown
 from racesl.check.loader import Source
 from racesl.check.model import CheckedModule, EnvSig, HelperSig, Setting
 from racesl.diagnostics import Diagnostic, Label, Severity, Span
-from racesl.lower.emit import expr_text, qualify
 from racesl.syntax import ast as A
+from racesl.syntax.emit import expr_text, qualify
 from racesl.text import article, plural
 from racesl.types import types as T
 
 
 class ModuleChecker:
+    """Checks one module, given the modules it imports (already checked).
+
+    `run` goes in passes: the module declaration, the module-level names, the type
+    declarations, then for every function `check_signature`, then `check_body`, then for
+    every environment with a signature `check_env_extras`.
+
+    Extension points. A subclass may override `resolve_type`, `check_signature`,
+    `check_body` and `check_env_extras` (the language server does, in
+    racesl/lsp/replay.py, to replay results whose inputs did not change), and may replace
+    the module's tables with `use_tables` before `run`. What makes a replay sound: each of
+    these four steps reads the module only through its argument, the tables (`symbols`,
+    `type_items`, `scope.skipped`), `resolving`, `out.envs` and the imported modules, and
+    writes only `diags`, `resolved`, `scope.used`, `local_types`, a symbol's `returns` and
+    `type`, and `out.envs` / `out.helpers` / `out.types`. Keep it so when changing them.
+    """
+
     def __init__(self, src: Source, checked: dict[str, CheckedModule], broken: set[tuple[str, str]]):
         self.src = src
         self.checked = checked
@@ -37,6 +53,23 @@ class ModuleChecker:
         self.scope = Scope(self.name, self.symbols, self._exports, src.ast.skipped_names)
         self.local_types: dict[str, dict[str, T.Type]] = {}  # function name → local types (editor)
         self.resolved: dict[int, str] = {}
+
+    def use_tables(self, symbols: dict[str, Symbol], type_items: dict[str, A.TypeDecl],
+                   skipped: frozenset[str]) -> None:
+        """Extension point: check with these (empty) tables of module-level names and type
+        declarations and this set of names skipped by syntax recovery, in place of plain
+        ones; the language server passes tables that log what is read from them. Call it
+        before `run`; the body checkers see the same tables through `scope`."""
+        self.symbols = symbols
+        self.type_items = type_items
+        self.scope.symbols = symbols
+        self.scope.skipped = skipped
+
+    @property
+    def resolving(self) -> frozenset[str]:
+        """The names of the type declarations being resolved now (to catch a type that
+        refers to itself): besides its argument and the tables, an input of `resolve_type`."""
+        return frozenset(self._resolving)
 
     def err(self, code, msg, span, hint=None, severity=Severity.ERROR, labels=()):
         self.diags.append(Diagnostic(code, msg, span, self.path, severity, hint, tuple(labels)))
@@ -56,12 +89,12 @@ class ModuleChecker:
                 self._type_decl(it)
         funcs = [it for it in items if isinstance(it, A.FuncDef)]
         for fn in funcs:
-            self._signature(fn)
+            self.check_signature(fn)
         for fn in funcs:
-            self._body(fn)
+            self.check_body(fn)
         for fn in funcs:
             if fn.is_env and fn.name in self.out.envs:
-                self._env_extras(fn)
+                self.check_env_extras(fn)
         self._unused_imports(items)
         self.out.exports = {k: v for k, v in self.symbols.items() if v.kind in ("env", "helper", "type")
                             and not v.imported}
@@ -149,6 +182,8 @@ class ModuleChecker:
         return t
 
     def resolve_type(self, te: A.TypeExpr) -> T.Type:
+        """The type `te` denotes, reporting what is wrong with it. Extension point: called
+        for every type expression of the module, nested ones included."""
         base = self._type_head(te)
         if te.where is None:
             return base
@@ -225,7 +260,11 @@ class ModuleChecker:
 
     # ------------------------------------------------------------ functions
 
-    def _signature(self, fn: A.FuncDef) -> None:
+    def check_signature(self, fn: A.FuncDef) -> None:
+        """Parameters and return type of `fn`: sets its symbol's `returns` and adds its
+        `EnvSig` (an environment with a complete signature) or `HelperSig` to `out`.
+        Extension point: called once per function, in source order, after the type
+        declarations."""
         params: list[tuple[str, T.Type | None]] = []
         seen: set[str] = set()
         for p in fn.params:
@@ -276,7 +315,9 @@ class ModuleChecker:
             description=fn.docstring.value.strip() if fn.docstring else "", tags=(), samplers=(),
             verify=None, laws=(), path=self.path, span=fn.name_span, node=fn)
 
-    def _body(self, fn: A.FuncDef) -> None:
+    def check_body(self, fn: A.FuncDef) -> None:
+        """The body of `fn`: sets `local_types[fn.name]` and adds to `resolved`. Extension
+        point: called once per function, in source order, after every signature."""
         checker = BodyChecker(self.scope, self.path, self.diags)
         params = {}
         for p in fn.params:
@@ -297,7 +338,11 @@ class ModuleChecker:
 
     # ------------------------------------------------------------ environments
 
-    def _env_extras(self, fn: A.FuncDef) -> None:
+    def check_env_extras(self, fn: A.FuncDef) -> None:
+        """The description's placeholders and the decorators of environment `fn`: replaces
+        `out.envs[fn.name]` with its tags, samplers, verifier and laws filled in. Extension
+        point: called once per environment in `out.envs`, in source order, after every
+        body."""
         sig = self.out.envs[fn.name]
         self._placeholders(fn, sig)
         tags: list[str] = []

@@ -132,9 +132,9 @@ class Loader:
             return self.overlay[key], []
         return decode_source(path.read_bytes(), key)
 
-    def _parse(self, path: Path) -> tuple[str, A.Module, list[Diagnostic]]:
-        """Text, tree and diagnostics of one file (raises OSError). The language server
-        overrides this to read open buffers and cached parses."""
+    def read_module(self, path: Path) -> tuple[str, A.Module, list[Diagnostic]]:
+        """Text, tree and diagnostics of one file (raises OSError). Extension point: the
+        language server overrides this to read open buffers and cached parses."""
         text, diags = self._read(path)
         mod, more = parse_module(text, str(path))
         return text, mod, diags + more
@@ -149,7 +149,7 @@ class Loader:
                     Span(1, 1, 1, 1), str(path), hint="rename one of the files"))
             return existing
         try:
-            text, mod, diags = self._parse(path)
+            text, mod, diags = self.read_module(path)
         except OSError as e:
             hint = (f"the bundled library's modules: {', '.join(sorted(q.stem for q in resources.stdlib_dir().glob('*.races')))}"
                     if path.parts[:1] == (BUNDLED,) else "check the path; `stdlib` names the bundled library")

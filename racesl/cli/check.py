@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from racesl.cli.common import add_include, count
 from racesl.check.model import declared_signature
+from racesl.cli.common import add_include, count
 from racesl.diagnostics import Diagnostic, Severity
-from racesl.sample.probe import DROP_REASONS, SeedProbe, probe_env, set_builders
+from racesl.probe import DROP_REASONS, SeedProbe, probe_env, set_builders
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

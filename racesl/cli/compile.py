@@ -113,11 +113,11 @@ def execute(args) -> int:
     from racesl.check import check_paths
     from racesl.cli.common import fail, show_diagnostics, show_notes, stderr_console, stdout_console
     from racesl.cli.summary import print_json, print_summary, summary_json
+    from racesl.compile import compile_tasks
     from racesl.library import Library
     from racesl.records import to_record, write_jsonl, write_parquet, write_verl
     from racesl.rewards.libraries import write_sidecar
     from racesl.search.config import ConfigError
-    from racesl.search.driver import compile_tasks
     from racesl.text import plural
 
     err = stderr_console()

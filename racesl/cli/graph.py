@@ -21,10 +21,10 @@ def execute(args) -> int:
     import subprocess
     import sys
 
+    from racesl.atomic import atomic_write
     from racesl.check import check_paths
     from racesl.cli.common import fail, show_diagnostics, show_notes, stderr_console
     from racesl.graph.signature import build_graph
-    from racesl.records import atomic_write
 
     checked = check_paths(args.paths, args.include)
     if not checked.ok:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import ast as py
 
 from racesl.check.model import CheckedModule
-from racesl.lower.emit import Emitter
-from racesl.lower.instrument import ELEM_WORD, ELEMS, LEN, ROWS, SHORT, SIZED, STR, WORD, WORD_BITS
+from racesl.lower.instrument import WORD_BITS, ParamFacts, facts_to_marks
 from racesl.runtime.limits import MAX_LEN
-from racesl.sample.bounds import Bounds, IntRange, extract
 from racesl.syntax import ast as A
+from racesl.syntax.emit import Emitter
 from racesl.types import types as T
+from racesl.types.refine import Bounds, IntRange, extract
 
 
 def iter_preds(t: T.Type | None):
@@ -80,7 +80,7 @@ def has_int_elems(t: T.Type | None) -> bool:
 
 def declared_bounds(t: T.Type | None) -> Bounds:
     """What the refinements written on `t` itself promise about its values (through aliases
-    and newtypes; not its elements' own refinements): `racesl.sample.bounds`' sound reading."""
+    and newtypes; not its elements' own refinements): `racesl.types.refine`' sound reading."""
     preds = []
     while t is not None:
         preds.extend(T.preds(t))
@@ -143,26 +143,22 @@ def has_short_rows(t: T.Type | None) -> bool:
     return bool(elems) and all(is_short(e, outer) for e in elems)
 
 
-def param_marks(p: str, t: T.Type | None) -> list[str]:
-    """What the lowering may trust of parameter `p` declared `t`, as `int_params` marks (see
-    racesl.lower.instrument: ELEMS, SIZED, STR, WORD, ELEM_WORD, SHORT, LEN, ROWS)."""
-    marks = [p] if is_int(t) else []
-    if has_int_elems(t):
-        marks.append(p + ELEMS)
-        if has_word_elems(t):
-            marks.append(p + ELEM_WORD)
-    if is_sized(t):
-        marks.append(p + SIZED)
-        if isinstance(T.shape(T.unwrap(t)), T.StrT):
-            marks.append(p + STR)
-        hi = max_len(t)
-        if hi is not None and hi <= MAX_LEN:
-            marks += [p + SHORT, f"{p}{LEN}{hi}"]
-    if is_word(t):
-        marks.append(p + WORD)
-    if has_short_rows(t):
-        marks.append(p + ROWS)
-    return marks
+def param_facts(t: T.Type | None) -> ParamFacts:
+    """What the lowering may trust of a parameter declared `t` (racesl.lower.instrument.facts)."""
+    sized = is_sized(t)
+    hi = max_len(t) if sized else None
+    short = hi is not None and hi <= MAX_LEN
+    return ParamFacts(
+        is_int=is_int(t),
+        int_elems=has_int_elems(t),
+        word_elems=has_word_elems(t),  # (only of int elements)
+        sized=sized,
+        is_str=sized and isinstance(T.shape(T.unwrap(t)), T.StrT),
+        word=is_word(t),
+        short=short,
+        max_len=hi if short else None,
+        short_rows=has_short_rows(t),
+    )
 
 
 class Lowered:
@@ -171,7 +167,7 @@ class Lowered:
     def __init__(self, cm: CheckedModule):
         self.cm = cm
         self.preds: dict[tuple[str, str], str] = {}  # (module, text) → python name
-        self.int_params: dict[str, frozenset[str]] = {}
+        self.param_facts: dict[str, dict[str, ParamFacts]] = {}  # function → parameter → facts
         resolved = cm.resolved
         emitter = Emitter(lambda n: resolved.get(id(n)), lambda a: resolved.get(id(a)))
         body: list[py.stmt] = []
@@ -187,7 +183,7 @@ class Lowered:
                 types = [sig.input] + [s.type for s in sig.settings]
             else:
                 types = [t for _, t in sig.params]
-            self.int_params[sig.pyname] = frozenset(m for p, t in zip(params, types) for m in param_marks(p, t))
+            self.param_facts[sig.pyname] = {p: param_facts(t) for p, t in zip(params, types)}
         k = 0
         for t in module_types(cm):
             for p in iter_preds(t):
@@ -199,3 +195,9 @@ class Lowered:
                 self.preds[key] = name
                 body.append(emitter.predicate(name, p.expr, p.span))
         self.module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
+
+    @property
+    def int_params(self) -> dict[str, frozenset[str]]:
+        """`param_facts` in the mark spelling (`{"n", "xs[]", "s#:20"}`: see
+        racesl.lower.instrument.facts), to read at a glance."""
+        return {f: facts_to_marks(facts) for f, facts in self.param_facts.items()}

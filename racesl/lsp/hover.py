@@ -68,7 +68,7 @@ def type_text(te: A.TypeExpr | None) -> str:
     """A type expression as declared."""
     if te is None:
         return "?"
-    from racesl.lower.emit import expr_text
+    from racesl.syntax.emit import expr_text
 
     s = te.name
     if te.args:

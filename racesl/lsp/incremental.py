@@ -29,7 +29,7 @@ import attrs
 from racesl.diagnostics import Diagnostic, Label, Span
 from racesl.syntax import ast as A
 from racesl.syntax.lexer import Tok, split_items, tokenize
-from racesl.syntax.parser import _ECHO_OF, MAX_SOURCE_CHARS, parse_item_tokens
+from racesl.syntax.parser import ECHO_OF, MAX_SOURCE_CHARS, parse_item_tokens
 
 log = logging.getLogger("racesl.lsp")
 
@@ -251,7 +251,7 @@ class IncrementalParser:
             lx = Lexed(text, toks, diags, _dirty(text, diags) or _ends_in_decorator(toks),
                        any(d.code == "E105" and d.message.startswith("brackets") for d in diags),
                        len(_BREAKS.findall(text)),
-                       any(d.code in _ECHO_OF and d.span.line == 1 for d in diags))
+                       any(d.code in ECHO_OF and d.span.line == 1 for d in diags))
         cache[text] = lx
         return lx
 
@@ -286,7 +286,7 @@ class IncrementalParser:
         for it in items:
             shift_tree(it.node, dl)
         end_line = lx.nlines + 1
-        echo_at_end = any(d.code in _ECHO_OF and d.span.line == end_line for d in diags)
+        echo_at_end = any(d.code in ECHO_OF and d.span.line == end_line for d in diags)
         return Group(lx, slot, items, [shift_diag(d, dl) for d in diags], frozenset(skipped), echo_at_end)
 
     def _split(self, text: str) -> list[tuple[int, Lexed]]:

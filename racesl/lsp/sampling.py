@@ -1,5 +1,5 @@
 """Sampling diagnostics on save: what `racesc check` finds only by running a file's
-environments (E600–E603 and W600 from `racesl.sample.probe.probe_env`) and what it finds
+environments (E600–E603 and W600 from `racesl.probe.probe_env`) and what it finds
 with the signature graph and the solver after checking (W300, W301), published next to the
 regular diagnostics with `source = "racesl sampler"`.
 
@@ -61,7 +61,7 @@ def probe_document(path: str, text: str, include=(), samples: int = SAMPLES, see
     from racesl.graph.signature import build_graph
     from racesl.library import Library
     from racesl.runtime.watchdog import WATCHDOG
-    from racesl.sample.probe import probe_env
+    from racesl.probe import probe_env
 
     checked = check_paths([path], list(include), overlay={path: text})
     if not checked.ok or not checked.modules:

@@ -1,3 +1,3 @@
-from racesl.operators.build import OPERATOR_BUILDERS, Task
+from racesl.operators.build import OPERATOR_BUILDERS
 
-__all__ = ["OPERATOR_BUILDERS", "Task"]
+__all__ = ["OPERATOR_BUILDERS"]

@@ -9,16 +9,13 @@ that reaches the target from x0 scores (the reward re-executes it).
 from __future__ import annotations
 
 import math
-import random
 import string
-from collections import Counter
 from typing import Any, Callable
 
-import attrs
-
+from racesl import templates
 from racesl.check.model import EnvSig
-from racesl.operators import templates
 from racesl.operators.orders import accepting_orders
+from racesl.records import Task
 from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
 from racesl.search.engine import Chain, Search, Step
@@ -26,26 +23,6 @@ from racesl.types import types as T
 
 LETTERS = string.ascii_uppercase
 MIN_SELECTIONS = 56  # select: ordered choices of the path's length among the candidates, at least
-
-
-@attrs.frozen
-class Task:
-    operator: str
-    size: int
-    chain: tuple[str, ...]
-    settings: tuple[dict, ...]  # per chain element: {setting: canonical text}
-    input: str
-    trace: tuple[str, ...]
-    prompt: str
-    answer: str
-    steps: int
-    level: int
-    extra: dict = attrs.field(factory=dict)
-
-    def key(self) -> tuple:
-        """What makes two tasks the same task."""
-        return (self.operator, self.chain, tuple(tuple(sorted(s.items())) for s in self.settings), self.input,
-                str(sorted(self.extra.items())) if self.operator in ("parallel", "branch", "loop") else "")
 
 
 def describe(env: EnvSig, settings: tuple) -> str:

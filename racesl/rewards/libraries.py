@@ -13,7 +13,7 @@ import os
 import threading
 from pathlib import Path
 
-from racesl.records import atomic_write
+from racesl.atomic import atomic_write
 
 FORMAT = "racesl-library/1"
 _LIBS: dict = {}

@@ -1,7 +1,7 @@
 """Execution runtime: fuel, size guards, the wall-clock watchdog, the restricted builtins,
 in-process execution (`Program`) and sandboxed worker processes (`WorkerPool`).
 
-See racesl.lower.instrument for how bodies are rewritten, racesl.runtime.limits for the
+See docs/fuel.md for how bodies are rewritten, racesl.runtime.limits for the
 bounds, and docs/language.md §4.6 for the rules users see.
 """
 

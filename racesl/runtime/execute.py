@@ -1,6 +1,6 @@
 """Running instrumented programs: `Program`, `Outcome`.
 
-    prog = Program.from_module(module, "strings.races", int_params=lowered.int_params)
+    prog = load_program(module, "strings.races", int_params=lowered.param_facts)  # racesl.lower.program
     out = prog.call("strings__caesar", ("abc", 3))          # Outcome(value='def', ...)
 
     run = prog.function("strings__caesar", fuel=400)          # the hot-loop form
@@ -29,7 +29,6 @@ must run in a `WorkerPool` (racesl.runtime.sandbox), whose parent kills the work
 
 from __future__ import annotations
 
-import ast
 import json
 import sys
 import threading
@@ -40,15 +39,15 @@ from typing import Any, Callable
 
 import attrs
 
+from racesl.runtime.abi import ENTRY, LINEMAP_TAG
 from racesl.runtime.builtins import RUNTIME, safe_builtins
-ENTRY = "_races_entry__"  # racesl.lower.instrument.ENTRY (not imported: import cycle)
 from racesl.runtime.guards import check_result
 from racesl.runtime.limits import (
     DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_FUEL, Cutoff, FuelOut,
 )
 from racesl.runtime.watchdog import WATCHDOG
 
-__all__ = ["Program", "Outcome", "classify"]
+__all__ = ["Program", "Outcome", "classify", "compile_code"]
 
 # A helper level costs a few Python frames (the function, a comprehension, a lambda, a
 # builtin wrapper): make sure MAX_DEPTH levels fit under CPython's own limit, so that the
@@ -89,7 +88,7 @@ def classify(exc: BaseException) -> str:
     return "error"
 
 
-def _compile(tree_or_text, filename: str) -> types.CodeType:
+def compile_code(tree_or_text, filename: str) -> types.CodeType:
     """compile(), allowing trees as deep as a long flat operator chain makes them (CPython
     validates an AST against 3x the recursion limit)."""
     old = sys.getrecursionlimit()
@@ -118,7 +117,9 @@ def _check_fuel(fuel: int) -> None:
 
 
 class Program:
-    """Compiled, instrumented functions. Build with `from_module` or `from_source`."""
+    """Compiled, instrumented functions: `Program(compile_code(tree, filename), filename)`
+    for a tree racesl.lower.instrument made (`racesl.lower.program.load_program` does both),
+    or `from_source`."""
 
     def __init__(self, code: types.CodeType, filename: str, line_map: Mapping | None = None):
         if sys.getrecursionlimit() < _RECURSION_LIMIT:
@@ -137,25 +138,14 @@ class Program:
                       if line_map else None)
 
     @classmethod
-    def from_module(cls, module: ast.Module, filename: str, *,
-                    int_params: Mapping[str, frozenset[str]] = {}) -> "Program":
-        """Instrument `module` (see racesl.lower.instrument) and compile it."""
-        from racesl.lower.instrument import instrument  # (racesl.lower imports the runtime)
-
-        inst = instrument(module, int_params=int_params)
-        return cls(_compile(inst, filename), filename)
-
-    @classmethod
     def from_source(cls, source: str, filename: str) -> "Program":
         """Compile instrumented text from `lower_to_source` (line numbers are mapped back
         through its trailing line-map comment)."""
-        from racesl.lower.instrument import LINEMAP_TAG
-
         line_map = None
         tail = source.rstrip("\n").rsplit("\n", 1)[-1]
         if tail.startswith(LINEMAP_TAG):
             line_map = json.loads(tail[len(LINEMAP_TAG):])
-        return cls(_compile(source, filename), filename, line_map)
+        return cls(compile_code(source, filename), filename, line_map)
 
     @property
     def names(self) -> list[str]:

@@ -151,7 +151,7 @@ def g_deep(v):
     compared or hashed are measured first (as `repr` would count them) and refused past
     MAX_RENDER. Scalars pass at the cost of one type test (made inline by the
     instrumenter where it can), and operands compared with a flat value (a number, a str,
-    None) are not measured at all: see racesl.lower.instrument, "Comparisons and hashing"."""
+    None) are not measured at all: see docs/fuel.md, "Comparisons and hashing"."""
     if type(v) in _FLAT:
         return v
     if render_size(v, MAX_RENDER, False) > MAX_RENDER:

@@ -35,13 +35,12 @@ import threading
 import time
 
 from racesl.runtime.limits import Timeout
+from racesl.runtime.abi import BOX as _BOX, ENTRY as _ENTRY, WALL as _WALL
 
 __all__ = ["Watchdog", "WATCHDOG"]
 
 _monotonic = time.monotonic
 _INF = float("inf")
-_BOX = "_races_fuel"  # first parameter of instrumented functions (racesl.lower.instrument)
-_ENTRY = "_races_entry__"  # name prefix of their entry variants
 
 
 class _Session:
@@ -120,9 +119,9 @@ class Watchdog:
             return None
         local = found.f_locals
         if found.f_code.co_varnames[0] != _BOX:
-            wall = local.get("_races_wall")
+            wall = local.get(_WALL)
         else:
-            box = local.get("_races_fuel")
+            box = local.get(_BOX)
             wall = box[1] if box is not None and len(box) > 1 else None
         return found, (_INF if wall is None else wall)
 

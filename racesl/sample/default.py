@@ -5,7 +5,7 @@ then checked against every predicate.
     value = s.draw(rng, level, check)     # check(pred, value) -> bool, supplied by the caller
 
 Generation reads ranges, moduli, lengths, alphabets, element bounds, distinctness and order
-out of the predicates (`racesl.sample.bounds`), so that e.g.
+out of the predicates (`racesl.types.refine`), so that e.g.
 `Int where 3 <= it and it % 2 == 1 and it < 40` is drawn directly, with no rejection. Every
 candidate is then checked against *every* predicate of its own type (elements are checked by
 their own samplers before the container checks its predicates), so a value is returned only
@@ -41,8 +41,8 @@ from typing import Any, Callable
 import attrs
 
 from racesl.runtime.contract import conforms, flatten as _flatten
-from racesl.sample.bounds import Bounds, IntRange, _lit_key, eq_key, extract
 from racesl.text import plural
+from racesl.types.refine import Bounds, IntRange, eq_key, extract, lit_key
 from racesl.types.types import (
     BoolT, DictT, IntT, ListT, Pred, SetT, StrT, TupleT, Type,
 )
@@ -407,7 +407,7 @@ class _SizedSampler(Sampler):
         misses, lv = 0, level
         while len(out) < n:
             v = elem.draw(rng, lv, check)
-            k = _lit_key(v)
+            k = lit_key(v)
             if k in keys:
                 misses += 1
                 if misses % (n + 4) == 0:

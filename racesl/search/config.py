@@ -18,6 +18,7 @@ from typing import ClassVar
 import attrs
 
 from racesl.runtime.limits import MAX_FUEL
+from racesl.templates import problem as template_problem
 
 OPERATORS = ("sequential", "parallel", "sort", "select", "branch", "loop")
 # The paper's main run: sequential and parallel 2–12, sort and select 2–6.
@@ -247,13 +248,6 @@ def _filters_ok(_inst, _attr, value) -> None:
         raise ConfigError(f"filters must be a racesl.search.config.Filters, not {value!r}", "filters")
 
 
-def _template_problem(op: str, text, require: bool) -> str | None:
-    # imported here: racesl.operators imports the search, which imports this module
-    from racesl.operators.templates import problem
-
-    return problem(op, text, require)
-
-
 def _templates_ok(_inst, _attr, value) -> None:
     # unknown fields and malformed text would fail mid-compile; required fields are checked
     # where a user writes the template (races.toml), since code may drop them on purpose
@@ -262,7 +256,7 @@ def _templates_ok(_inst, _attr, value) -> None:
     for op, tmpl in value.items():
         if op not in OPERATORS:
             raise _unknown_operator(op, "templates")
-        why = _template_problem(op, tmpl, require=False)
+        why = template_problem(op, tmpl, require=False)
         if why:
             raise ConfigError(f"[templates] {op} {why}", "templates", op)
 
@@ -445,7 +439,7 @@ def _templates_from(table: dict, base: Path) -> dict:
         if op not in OPERATORS:
             raise _unknown_operator(op, "templates")
         tmpl = template_text(op, value, base)
-        why = _template_problem(op, tmpl, require=True)
+        why = template_problem(op, tmpl, require=True)
         if why:
             raise ConfigError(f"[templates] {op} {why}", "templates", op)
         out[op] = tmpl

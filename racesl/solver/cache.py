@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from racesl import __version__
+from racesl.atomic import atomic_write
 
 
 def cache_dir() -> Path | None:
@@ -73,8 +74,6 @@ class CachedClassifier:
         if not self.dirty or self.path is None:
             return
         try:
-            from racesl.records import atomic_write
-
             text = json.dumps(self.table, sort_keys=True)
             atomic_write(self.path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
             self.dirty = False

@@ -199,7 +199,7 @@ def _free_names(e: A.Expr) -> set[str]:
 
 
 def expr_text(e: A.Expr) -> str:
-    from racesl.lower.emit import expr_text as _text
+    from racesl.syntax.emit import expr_text as _text
 
     return _text(e)
 
@@ -264,7 +264,7 @@ _NOT_LIT = object()
 
 
 def _literal(e: A.Expr):
-    from racesl.sample.bounds import NOT_LITERAL, literal_value
+    from racesl.types.refine import NOT_LITERAL, literal_value
 
     v = literal_value(e)
     return _NOT_LIT if v is NOT_LITERAL else v
@@ -779,9 +779,9 @@ class _Walk:
         return a
 
     def membership(self, x: _Val, right: A.Expr):
-        from racesl.sample.bounds import _range_args
+        from racesl.types.refine import range_args
 
-        rng = _range_args(right)
+        rng = range_args(right)
         if rng is not None:
             if not self.numeric(x):
                 if x.kind in ("lit", "seq"):

@@ -36,7 +36,7 @@ Item = tuple[Conj, Scope]
 
 def parse_pred(src: str, module: str = "") -> T.Pred:
     """A `Pred` from source text over `it` (for tests, tools and the REPL)."""
-    from racesl.lower.emit import expr_text
+    from racesl.syntax.emit import expr_text
     from racesl.syntax.parser import parse_module
 
     m, diags = parse_module(f"type T_ = Int where {src}\n", "<pred>")

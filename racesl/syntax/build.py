@@ -12,6 +12,7 @@ from lark.visitors import Transformer_NonRecursive, v_args
 
 from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
+from racesl.syntax.lexer import lines_for
 
 
 def tok_span(t: Token) -> Span:
@@ -455,9 +456,7 @@ class Builder(Transformer_NonRecursive):
         return parts
 
     def _sub_span(self, start: int, length: int) -> Span:
-        from racesl.syntax.parser import _lines_for
-
-        return _lines_for(self.text).span(start, start + length)
+        return lines_for(self.text).span(start, start + length)
 
     def _fstring_field(self, body: str, i: int, base: int, raw: bool, span: Span, depth: int):
         """Parse `{expr[!c][:spec]}` starting at body[i] == '{'. Returns (end, FormattedValue|None)."""

@@ -7,6 +7,7 @@ only at the start of a top-level line.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterator
 
@@ -89,6 +90,13 @@ class _Lines:
         l1, c1 = self.pos(start)
         l2, c2 = self.pos(end)
         return Span(l1, c1, l2, c2, start, end)
+
+
+@functools.lru_cache(maxsize=8)
+def lines_for(text: str) -> _Lines:
+    """The line table of `text`, cached (the parser and the tree builder map the offsets of
+    sub-parses, f-string fields say, through the same one)."""
+    return _Lines(text)
 
 
 def _scan_string(text: str, i: int) -> tuple[int, bool]:

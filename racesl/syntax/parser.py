@@ -19,7 +19,7 @@ from racesl import resources
 from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
 from racesl.syntax.build import Builder
-from racesl.syntax.lexer import Tok, split_items, tokenize
+from racesl.syntax.lexer import Tok, lines_for, split_items, tokenize
 
 MAX_TREE_DEPTH = 100  # AST nesting; lark trees themselves are transformed without recursion
 MAX_ITEM_TOKENS = 20_000
@@ -95,7 +95,9 @@ def _terminal_table() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in table.items()}
 
 
-_ECHO_OF = frozenset({"E100", "E101", "E102", "E103", "E105", "E107", "E108", "E110"})
+# Lexer codes that explain a whole line: a parse error on a line with one of them is an
+# echo of it and is not reported (the language server's incremental parser keeps the rule).
+ECHO_OF = frozenset({"E100", "E101", "E102", "E103", "E105", "E107", "E108", "E110"})
 
 _READABLE = {
     "_NEWLINE": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
@@ -157,7 +159,7 @@ class _ItemParser:
             hint = "assign on a line of its own" if t.value == ":=" else "use `not` for negation"
             self.diags.append(Diagnostic("E100", f"'{t.value}' is not supported", t.span, self.path, hint=hint))
             return
-        if any(d.span.line == t.span.line and d.code in _ECHO_OF for d in self.diags):
+        if any(d.span.line == t.span.line and d.code in ECHO_OF for d in self.diags):
             return  # the lexer already explained this line; a parse error here is an echo
         if self.toks and t is self.toks[0] and t.kind not in ("INDENT",):
             self.diags.append(Diagnostic(
@@ -346,15 +348,8 @@ class _Rebaser:
         self.base = base
 
     def __call__(self, s: Span) -> Span:
-        lines = _lines_for(self.text)
+        lines = lines_for(self.text)
         return lines.span(self.base + s.start, self.base + s.end)
-
-
-@functools.lru_cache(maxsize=8)
-def _lines_for(text: str):
-    from racesl.syntax.lexer import _Lines
-
-    return _Lines(text)
 
 
 def parse_module(text: str, path: str = "<input>") -> tuple[A.Module, list[Diagnostic]]:

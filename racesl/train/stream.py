@@ -85,8 +85,8 @@ class TaskStream:
     def __init__(self, lib, cfg: CompileConfig, curriculum: Curriculum | None = None, *,
                  keep: Callable[[dict], bool] | None = None, system_prompt: str | None = None, chat: bool = True,
                  start: int = 0):
+        from racesl.compile import Generator
         from racesl.rewards import register
-        from racesl.search.driver import Generator
 
         self.lib = lib
         self.cfg = cfg

@@ -18,7 +18,7 @@ CHAT_TEMPLATE = (
 
 def default_corpus() -> list[str]:
     """Text like the tasks: the operator templates, numbers, lists and answer tags."""
-    from racesl.operators import templates
+    from racesl import templates
 
     texts = list(templates.DEFAULTS.values())
     texts += [" ".join(str(i * 7 % 1000) for i in range(k, k + 50)) for k in range(0, 400, 50)]

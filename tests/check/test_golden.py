@@ -18,8 +18,8 @@ def diagnose(chunk, tmp_path: Path):
     checked = check_paths([src])
     diags = list(checked.diagnostics)
     if "#! probe" in chunk.text and checked.ok:
-        from racesl.sample.probe import SeedProbe, probe_env, set_builders
         from racesl.library import Library
+        from racesl.probe import SeedProbe, probe_env, set_builders
 
         from racesl.graph.diagnostics import composition_diagnostics
         from racesl.graph.signature import build_graph

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from racesl.check import check_paths
-from racesl.sample.probe import set_builders
 from racesl.library import Library
+from racesl.probe import set_builders
 
 RACESC = str(Path(sys.executable).with_name("racesc"))
 

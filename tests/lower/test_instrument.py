@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from racesl.lower.instrument import (
-    BOX, DEPTH, LINEMAP_TAG, _bits, _len_bound, _Scope, instrument, line_map, lower_to_source,
-)
+from racesl.lower.instrument import BOX, DEPTH, LINEMAP_TAG, instrument, line_map, lower_to_source
+from racesl.lower.instrument.scope import _bits, _len_bound, _Scope
+from racesl.lower.program import load_program
 from racesl.runtime import Program
 from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
 from tests.runtime import typical_corpus as corpus
@@ -206,7 +206,7 @@ def test_element_trust_ends_where_the_name_is_rebound(src):
 
 def test_trusted_elements_compute_what_cpython_computes():
     src = "def f(xs, p, k):\n    a, b = p\n    return [x * a % k + b for x in xs] + [xs[0] * xs[0]]\n"
-    prog = Program.from_module(mod(src), "t", int_params={"f": frozenset({"k", "xs[]", "p[]"})})
+    prog = load_program(mod(src), "t", int_params={"f": frozenset({"k", "xs[]", "p[]"})})
     args = ([3, -7, 10**6, True], (5, 2), 11)
     expected = [x * 5 % 11 + 2 for x in args[0]] + [9]
     assert prog.call("f", args).value == expected
@@ -251,7 +251,7 @@ def test_entries_charge_declared_sized_parameters_without_a_type_test(src, trust
     fns = {x.name: ast.unparse(x) for x in out.body}
     assert ("_races_SZ" not in fns["_races_entry__f"]) == trusted
     assert "_races_SZ" in fns["f"]  # ordinary variants keep the test
-    prog = Program.from_module(mod(src.replace("g(xs)", "xs")), "t", int_params={"f": frozenset({"xs#"})})
+    prog = load_program(mod(src.replace("g(xs)", "xs")), "t", int_params={"f": frozenset({"xs#"})})
     out = prog.call("f", ([3, 1, 2],))
     run = prog.function("f")
     from racesl.runtime import WATCHDOG
@@ -428,7 +428,7 @@ def test_products_of_declared_ints_need_no_guard(src, entry_guards):
 def test_unguarded_products_compute_what_cpython_computes():
     src = "def f(n, k):\n    return [n * k, n ** 3, (n + 1) * (k - 1), n << 60]\n"
     ints = {"f": frozenset({"n", "k", "n~", "k~"})}
-    prog = Program.from_module(mod(src), "t", int_params=ints)
+    prog = load_program(mod(src), "t", int_params=ints)
     run = prog.function("f")
     for n, k in ((2 ** 62, -(2 ** 62)), (0, 5), (-7, 3)):
         assert run(n, k) == [n * k, n ** 3, (n + 1) * (k - 1), n << 60]
@@ -504,7 +504,7 @@ def test_counters_in_products_compute_what_cpython_computes():
 def test_budgets_above_max_fuel_are_refused():
     from racesl.runtime.limits import MAX_FUEL
 
-    prog = Program.from_module(mod("def f(n):\n    return n\n"), "t")
+    prog = load_program(mod("def f(n):\n    return n\n"), "t")
     assert prog.call("f", (3,), fuel=MAX_FUEL).value == 3
     with pytest.raises(ValueError, match="MAX_FUEL"):
         prog.call("f", (3,), fuel=MAX_FUEL + 1)

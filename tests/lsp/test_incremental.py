@@ -187,3 +187,30 @@ def test_unchanged_imports_are_not_checked_again(tmp_path: Path):
     ws.docs[path.as_uri()].text = text + "\n"
     ws.analyze(path.as_uri())
     assert ws.driver.stats["modules_checked"] == checked + 1  # only m itself
+
+
+def test_unchanged_functions_are_replayed_not_checked_again(tmp_path: Path, monkeypatch):
+    """The checker's extension points are where the replay happens: after an edit in the
+    body of `double`, `f`'s signature and decorators are replayed, not checked again."""
+    from racesl.check.checker import ModuleChecker
+
+    calls: list[tuple[str, str]] = []
+    for step in ("check_signature", "check_body", "check_env_extras"):
+        real = getattr(ModuleChecker, step)
+        monkeypatch.setattr(ModuleChecker, step,
+                            lambda self, fn, real=real, step=step: calls.append((step, fn.name)) or real(self, fn))
+    path = tmp_path / "m.races"
+    text = "def double(x: Int) -> Int:\n    return 2 * x\n\n" \
+           "@tags(\"demo\")\nenv f(x: Int) -> Int:\n    \"\"\"Twice.\"\"\"\n    return double(x)\n"
+    ws = Workspace()
+    uri = path.as_uri()
+    ws.open(uri, text)
+    ws.analyze(uri)
+    assert sorted(calls) == [("check_body", "double"), ("check_body", "f"), ("check_env_extras", "f"),
+                             ("check_signature", "double"), ("check_signature", "f")]
+    calls.clear()
+    ws.docs[uri].text = text.replace("2 * x", "x + x")
+    a = ws.analyze(uri)
+    assert ("check_body", "double") in calls
+    assert ("check_signature", "f") not in calls and ("check_env_extras", "f") not in calls
+    assert a.module.envs["f"].tags == ("demo",) and a.module.local_types.keys() == {"double", "f"}

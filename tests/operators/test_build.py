@@ -9,11 +9,12 @@ from collections import Counter
 
 import pytest
 
-from racesl.operators import templates
-from racesl.operators.build import MIN_SELECTIONS, Task, describe
+from racesl import templates
+from racesl.compile import compile_tasks
+from racesl.operators.build import MIN_SELECTIONS, describe
+from racesl.records import Task
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.search.config import DEFAULT_SIZES, CompileConfig, parse_operators
-from racesl.search.driver import compile_tasks
 from tests.search.taskutil import OPERATORS, letters, oracle_reaches, replay_chain, stdlib, stdlib_records
 
 N = 600

@@ -10,12 +10,11 @@ from collections import Counter
 
 import pytest
 
+from racesl.compile import compile_tasks
 from racesl.operators.build import MIN_SELECTIONS, example_labels
 from racesl.records import to_record
 from racesl.rewards import score
-from racesl.runtime.contract import parse_literal
 from racesl.search.config import CompileConfig, ConfigError, Filters, parse_operators
-from racesl.search.driver import compile_tasks
 from tests.search.taskutil import letters, oracle_reaches, stdlib, stdlib_records
 
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from racesl.compile import compile_tasks
 from racesl.library import load
+from racesl.records import to_record
 from racesl.rewards import Verdict, libraries, load_sidecar, score, verdict, write_sidecar
 from racesl.search.config import CompileConfig, Filters, parse_operators
-from racesl.search.driver import compile_tasks
-from racesl.records import to_record
 from tests.search.taskutil import HALVE, TRIPLE, oracle_reaches, toy_library, wrap
 
 TOY = toy_library("shop", '''\

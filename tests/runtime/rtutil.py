@@ -7,6 +7,7 @@ import ast
 import textwrap
 
 from racesl.lower.instrument import lower_to_source
+from racesl.lower.program import load_program
 from racesl.runtime import Program
 
 
@@ -15,7 +16,7 @@ def program(src: str, int_params=None, *, via_source: bool = False, filename: st
     ip = int_params or {}
     if via_source:
         return Program.from_source(lower_to_source(mod, int_params=ip), filename)
-    return Program.from_module(mod, filename, int_params=ip)
+    return load_program(mod, filename, int_params=ip)
 
 
 def run(src: str, name: str, *args, fuel: int = 400, wall: float = 2.0, int_params=None,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from racesl.lower.emit import expr_text
 from racesl.runtime.contract import canonical, check_value, conforms, parse_literal
+from racesl.syntax.emit import expr_text
 from racesl.syntax.parser import parse_module
 from racesl.types.types import BOOL, INT, STR, DictT, ListT, NewT, Pred, Refined, TupleT
 

@@ -214,7 +214,7 @@ def test_long_flat_operator_chain(op, tmp_path):
     """`x + x + ... + x` (5,000 terms) is flat for the parser but a 5,000-deep BinOp tree
     afterwards. It must be refused (E105) or compile and run — never a RecursionError.
     (BUG: RecursionError in racesl/check/body.py `BodyChecker.infer` at 5,000 terms, and in
-    racesl/lower/emit.py `Emitter.e_BinOp` / the instrumenter's deepcopy at 1,000–2,000.)"""
+    racesl/syntax/emit.py `Emitter.e_BinOp` / the instrumenter's deepcopy at 1,000–2,000.)"""
     text = H + "    return " + f" {op} ".join(["x"] * N) + "\n"
     path = write(tmp_path, text)
     checked = check_paths([path])
@@ -390,7 +390,7 @@ def test_bombs_in_a_loop_leave_the_process_healthy(bombs, sealed):
 
 def test_probe_of_bombs_reports_instead_of_raising(bombs, sealed):
     """`racesc check` samples and runs every environment: bombs show up as drops and W600."""
-    from racesl.sample.probe import probe_env
+    from racesl.probe import probe_env
 
     for name in sorted(EXPECTED):
         counts, diags, _ = probe_env(bombs, bombs.envs[f"bombs.{name}"], 4, 0)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racesl.lower.instrument import lower_to_source
+from racesl.lower.program import load_program
 from racesl.runtime import Program
 
 from . import typical_corpus as corpus
@@ -18,10 +19,10 @@ from .rtutil import plain, program, run
 PLAIN = plain(corpus.SOURCE)
 MODULE = ast.parse(corpus.SOURCE)
 PROGRAMS = {
-    "module": Program.from_module(MODULE, "typical.races", int_params=corpus.int_params()),
+    "module": load_program(MODULE, "typical.races", int_params=corpus.int_params()),
     "source": Program.from_source(lower_to_source(MODULE, int_params=corpus.int_params()),
                                   "typical.races"),
-    "no-int-params": Program.from_module(MODULE, "typical.races"),
+    "no-int-params": load_program(MODULE, "typical.races"),
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from racesl.lower.emit import expr_text
+from racesl.syntax.emit import expr_text
 from racesl.syntax.parser import parse_module
 from racesl.types.types import BOOL, INT, STR, DictT, ListT, NewT, Pred, Refined, TupleT  # noqa: F401
 

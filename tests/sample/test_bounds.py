@@ -6,7 +6,7 @@ import string
 
 import pytest
 
-from racesl.sample.bounds import EMPTY_RANGE, Bounds, IntRange, analyze, extract
+from racesl.types.refine import EMPTY_RANGE, Bounds, IntRange, analyze, extract
 from .sample_testutil import pred
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from racesl.runtime.contract import check_value
 from racesl.sample import NoSample, build_sampler, int_window, length_window, sampler_for
-from racesl.sample.bounds import IntRange
+from racesl.types.refine import IntRange
 from racesl.types.types import BOOL, INT, STR, DictT, ListT, NewT, TupleT
 from .sample_testutil import check, pred, refined as R
 

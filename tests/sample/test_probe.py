@@ -1,4 +1,4 @@
-"""`probe_env` (racesl.sample.probe), the sampling half of `racesc check`: E601 (nondeterminism) and friends.
+"""`probe_env` (racesl.probe), the sampling half of `racesc check`: E601 (nondeterminism) and friends.
 
 A `.races` body cannot be nondeterministic within one process (set order is fixed by the hash
 seed), so E601 is exercised with an injected runner whose answers alternate.
@@ -10,9 +10,9 @@ import itertools
 
 import pytest
 
-from racesl.sample.probe import probe_env
 from racesl.diagnostics import Severity
 from racesl.library import Run, load
+from racesl.probe import probe_env
 
 SRC = '''
 type Digit = Int where 0 <= it <= 9

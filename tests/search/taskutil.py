@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 
 from racesl import resources
+from racesl.compile import compile_tasks
 from racesl.records import to_record
 from racesl.rewards import register
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.search.config import CompileConfig
-from racesl.search.driver import compile_tasks
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable

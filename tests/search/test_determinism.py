@@ -10,9 +10,9 @@ import subprocess
 import pytest
 
 from racesl import resources
+from racesl.compile import compile_tasks
 from racesl.records import dumps, read_records, to_record
 from racesl.search.config import CompileConfig
-from racesl.search.driver import compile_tasks
 from tests.search.taskutil import PYTHON, REPO, run_racesc, stdlib
 
 N = 300
@@ -69,10 +69,10 @@ def test_same_seed_same_tasks_other_seed_other_tasks():
 _SCRIPT = """
 import hashlib
 from racesl import resources
+from racesl.compile import compile_tasks
 from racesl.library import load
 from racesl.records import dumps, to_record
 from racesl.search.config import CompileConfig
-from racesl.search.driver import compile_tasks
 lib = load([resources.stdlib_dir()])
 tasks, _ = compile_tasks(lib, CompileConfig(n=150, seed=2))
 print(hashlib.sha256("".join(dumps(to_record(t, k, 2, lib.hash)) for k, t in enumerate(tasks)).encode()).hexdigest())

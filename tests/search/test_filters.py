@@ -10,9 +10,9 @@ from collections import Counter
 import attrs
 import pytest
 
+from racesl.compile import compile_tasks
 from racesl.library import load
 from racesl.search.config import FILTER_NAMES, CompileConfig, Filters, parse_operators
-from racesl.search.driver import compile_tasks
 from racesl.search.filters import value_filter
 from tests.search.taskutil import run_racesc, toy_library
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 
 from racesl.check import check_paths
+from racesl.compile import compile_tasks
 from racesl.library import Library
 from racesl.records import to_record
 from racesl.rewards.score import score
 from racesl.runtime.contract import canonical
 from racesl.runtime.watchdog import WATCHDOG
 from racesl.search.config import CompileConfig
-from racesl.search.driver import compile_tasks
 from racesl.search.engine import Executor
 from tests.search.taskutil import replay_chain
 

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
+from racesl.compile import compile_tasks
 from racesl.library import load
 from racesl.search.config import CompileConfig
-from racesl.search.driver import compile_tasks
 
 SRC = '''
 env parity(x: Int where 0 <= it <= 200) -> Int where 0 <= it <= 1:

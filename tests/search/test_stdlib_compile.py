@@ -10,11 +10,11 @@ from collections import Counter
 
 import pytest
 
+from racesl.compile import compile_tasks
 from racesl.records import to_record
 from racesl.rewards import score
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.search.config import DEFAULT_SIZES, CompileConfig
-from racesl.search.driver import compile_tasks
 from tests.search.taskutil import OPERATORS, letters, oracle_reaches, perturb, stdlib, wrap
 
 pytestmark = pytest.mark.slow

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from racesl.search import driver
+import racesl.compile as driver
+from racesl.compile import compile_tasks
 from racesl.search.config import CompileConfig
-from racesl.search.driver import compile_tasks
 from tests.search.taskutil import stdlib
 
 

@@ -4,8 +4,8 @@ import ast as pyast
 
 import pytest
 
-from racesl.lower.emit import expr_text
 from racesl.syntax import ast as A
+from racesl.syntax.emit import expr_text
 from racesl.syntax.lexer import tokenize
 from racesl.syntax.parser import parse_module
 

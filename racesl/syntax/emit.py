@@ -2,7 +2,8 @@
 
 Bodies already mean what CPython computes for the same text, so lowering is a direct map;
 what changes is naming (module-level names are qualified: `numbers__fibonacci`) and
-the fuel/guard instrumentation done afterwards by `racesl.lower.instrument`.
+the fuel/guard instrumentation done afterwards by `racesl.lower.instrument`. The checker,
+the solver and the samplers print expressions back to text with `expr_text`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""What a sampler can read out of a refinement: ranges, moduli, lengths, alphabets.
+"""What a refinement says about its values: ranges, moduli, lengths, alphabets. The
+samplers draw from it, lowering trusts its sound part and the solver shares its literals.
 
 `extract(preds)` turns a tuple of `Pred`s (a conjunction; a top-level `and` inside one
 predicate is split too) into a frozen `Bounds`. Every fact in a `Bounds` is *implied* by the
@@ -35,7 +36,8 @@ import attrs
 
 from racesl.syntax import ast as A
 
-__all__ = ["Bounds", "IntRange", "extract", "analyze", "conjuncts", "literal_value", "NOT_LITERAL"]
+__all__ = ["Bounds", "IntRange", "extract", "analyze", "conjuncts", "literal_value", "NOT_LITERAL", "eq_key",
+           "lit_key", "range_args"]
 
 _MAX_MODULUS = 10**12
 _MAX_ENUM = 4096  # exact emptiness checks enumerate at most this many integers
@@ -306,8 +308,8 @@ class Bounds:
         else:
             keys = {eq_key(c) for c in o.choices}
             choices = tuple(c for c in self.choices if eq_key(c) in keys)
-        mine = {_lit_key(y) for y in self.excluded}
-        excluded = self.excluded + tuple(x for x in o.excluded if _lit_key(x) not in mine)
+        mine = {lit_key(y) for y in self.excluded}
+        excluded = self.excluded + tuple(x for x in o.excluded if lit_key(x) not in mine)
         if self.alphabet is None:
             alphabet = o.alphabet
         elif o.alphabet is None:
@@ -342,7 +344,7 @@ def _meet_opt(a: Bounds | None, b: Bounds | None) -> Bounds | None:
     return a.meet(b)
 
 
-def _lit_key(v: Any) -> tuple:
+def lit_key(v: Any) -> tuple:
     """Literal identity that keeps 1, True and '1' apart (and is hashable)."""
     return (type(v).__name__, repr(v))
 
@@ -427,7 +429,7 @@ def _members(v: Any) -> tuple | None:
     if isinstance(v, (tuple, list)):
         out, seen = [], set()
         for x in v:
-            k = _lit_key(x)
+            k = lit_key(x)
             if k not in seen:
                 seen.add(k)
                 out.append(x)
@@ -439,7 +441,7 @@ def _members(v: Any) -> tuple | None:
     return None
 
 
-def _range_args(e: A.Expr) -> tuple[int, int, int] | None:
+def range_args(e: A.Expr) -> tuple[int, int, int] | None:
     if not (isinstance(e, A.Call) and isinstance(e.func, A.Name) and e.func.id == "range"
             and 1 <= len(e.args) <= 3 and not e.keywords):
         return None
@@ -690,7 +692,7 @@ conjuncts = A.conjuncts  # top-level `and` operands, flattened
 
 def _text(e: A.Expr) -> str:
     try:
-        from racesl.lower.emit import expr_text
+        from racesl.syntax.emit import expr_text
 
         return expr_text(e)
     except Exception:  # pragma: no cover - diagnostics only
@@ -956,7 +958,7 @@ def _exclude_bounds(vals: tuple) -> Bounds:
 
 
 def _membership(left: A.Expr, op: str, right: A.Expr, var: str) -> Bounds | None:
-    rng = _range_args(right)
+    rng = range_args(right)
     form = _lin(left, var)
     if rng is not None:
         if form is None:

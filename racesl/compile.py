@@ -24,7 +24,8 @@ from typing import Callable
 import attrs
 
 from racesl.graph.signature import SignatureGraph, build_graph
-from racesl.operators.build import Builder, Task
+from racesl.operators.build import Builder
+from racesl.records import Task
 from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
 from racesl.search.engine import Search

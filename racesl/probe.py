@@ -5,8 +5,8 @@ environment's inputs, run each twice, and report what only running shows.
     probe = SeedProbe(lib, set_builders(lib, envs))              # E601 under other hash seeds
 
 `lib` is a `racesl.library.Library` (or anything with its sampling and running methods): the
-probe executes lowered code, so it sits above racesl.library, which itself draws through this
-package's samplers; it is not imported by `racesl.sample` (that would be a cycle).
+probe executes lowered code, so it sits above racesl.library, which itself draws through
+racesl.sample's samplers.
 """
 
 from __future__ import annotations
@@ -271,8 +271,7 @@ def _program_code(lib, envs) -> bytes:
     import ast as py
     import marshal
 
-    from racesl.lower.instrument import instrument
-    from racesl.runtime.execute import _compile
+    from racesl.lower.program import instrumented_code
 
     defs = {fn.name: fn for fn in lib.module.body if isinstance(fn, py.FunctionDef)}
     keep, stack = set(), [e.pyname for e in envs]
@@ -284,8 +283,8 @@ def _program_code(lib, envs) -> bytes:
         stack.extend(n.id for n in py.walk(defs[name]) if isinstance(n, py.Name) and n.id in defs)
     body = [fn for fn in lib.module.body if getattr(fn, "name", None) in keep]
     module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
-    inst = instrument(module, int_params={k: v for k, v in lib.int_params.items() if k in keep})
-    return marshal.dumps(_compile(inst, "<races>"))
+    return marshal.dumps(instrumented_code(module, "<races>",
+                                           int_params={k: v for k, v in lib.param_facts.items() if k in keep}))
 
 
 class SeedProbe:

@@ -1,0 +1,137 @@
+"""Lambdas, comprehensions and generator expressions inside an expression.
+
+`_Comprehensions` is part of the expression rewrite `_Ex` (expressions.py): each `for`
+clause charges one step an element, up front when its source is sized and every element
+is consumed, else element by element; the clauses' own scope rebinds names (`_minus`). A
+comprehension charged ahead by its statement is the business of ahead.py.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from racesl.lower.instrument.build import _call, _clone, _const, _loc, _name
+from racesl.lower.instrument.facts import ELEM_WORD, STR, WORD, WORD_BITS
+from racesl.lower.instrument.scope import CHAR, _iter_num, _minus, _range_bits
+from racesl.lower.instrument.syntax import _comp_nodes, _is_call_to, _special_iter, _target_names
+from racesl.runtime import abi
+from racesl.runtime.abi import BOX
+
+
+class _Comprehensions:
+    """The nested scopes of `_Ex`: lambdas, comprehensions, generators."""
+
+    def _elements_charge(self, g) -> bool:
+        """Do the conditions or the element of `g` (one `for` clause) charge the box? Judged
+        on a copy, visited as the clause's own scope."""
+        probe = self.child()
+        bound = set(_target_names(g.generators[0].target))
+        probe.num, probe.shadow = _minus(self.num, bound), self.shadow | bound
+        trial = _clone(g)
+        for c in trial.generators[0].ifs:
+            probe.visit(c)
+        probe.visit(trial.elt)
+        return probe.box
+
+    # -- nested scopes
+
+    def v_Lambda(self, e, tick: bool = True):
+        a = e.args
+        params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+        params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        c = self.child(num=_minus(self.num, params), shadow=self.shadow | params)
+        body = c.visit(e.body)
+        if tick:
+            t = _call(abi.LAMBDA_TICK, [_name(BOX)])
+            body = _loc(ast.BoolOp(op=ast.Or(), values=[t, body]), e.body)
+        e.body = body
+        return e
+
+    def v_ListComp(self, e):
+        return self.v_comp(e, full=True)
+
+    v_SetComp = v_DictComp = v_ListComp
+
+    def v_GeneratorExp(self, e):
+        """A generator that escapes the statement creating it (stored, passed to a helper,
+        to zip/enumerate, returned) is consumed later, possibly between synchronisation
+        points while the local counter is the truth — so it must not charge anything then.
+        With one `for` clause and elements that charge nothing themselves, it stays lazy
+        (late binding intact) and its source is charged whole when it is created
+        (`_races_esc`); otherwise it is evaluated eagerly, `iter([...])`, charged like a
+        list comprehension. (Consuming it only partly still costs its whole length.)"""
+        if len(e.generators) == 1:
+            g = e.generators[0]
+            if not self._elements_charge(e):
+                bound = set(_target_names(g.target))
+                outer = self.child(nested=self.nested)
+                g.iter = _loc(_call(abi.ESC, [_name(BOX), outer.visit(g.iter)]), g.iter)
+                self.absorb(outer)
+                inner = self.child(num=_minus(self.num, bound), shadow=self.shadow | bound)
+                g.ifs = [inner.visit(c) for c in g.ifs]
+                e.elt = inner.visit(e.elt)
+                self.box = True
+                return e
+        comp = _loc(ast.ListComp(elt=e.elt, generators=e.generators), e)
+        return _loc(_call(abi.ITER, [self.v_comp(comp, full=True)]), e)
+
+    def v_comp(self, e, full: bool, refund: bool = False):
+        gens = e.generators
+        bound, ranged, chars = set(), set(), set()
+        for g in gens:  # targets over `range` or a name whose elements are numbers, or a Str
+            names = _target_names(g.target)
+            ranged.difference_update(names)
+            ranged.difference_update(n + WORD for n in names)
+            chars.difference_update(names)
+            outer = _minus(self.num, bound) | ranged
+            if isinstance(g.target, ast.Name) and _iter_num(g.iter, outer):
+                ranged.add(g.target.id)
+                b = _range_bits(g.iter, outer) if _is_call_to(g.iter, {"range"}) else (
+                    WORD_BITS if g.iter.id + ELEM_WORD in outer else None)
+                if b is not None and b <= WORD_BITS:
+                    ranged.add(g.target.id + WORD)
+            elif isinstance(g.target, ast.Name) and isinstance(g.iter, ast.Name) and g.iter.id + STR in outer:
+                chars.add(g.target.id)
+            bound.update(names)
+        shadow = self.shadow | bound
+        inner_nodes = _comp_nodes(e)
+        oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
+        lazy = isinstance(e, ast.GeneratorExp) and not full
+        outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
+        inner = self.child(num=_minus(self.num, bound) | ranged | {c + CHAR for c in chars}, shadow=shadow)
+
+        hoisted = getattr(e, "_races_src", None) if full and not refund else None
+
+        def source(g, ok, ex, first):
+            it = g.iter
+            if getattr(g, "_races_src_free", False) and self.fx.src_fast:
+                return ex.visit(it)  # charged ahead with the rows (`_Fx._nested_charge`)
+            if first and hoisted is not None:  # charged ahead by the statement (`_hoist_source`)
+                src = _name(hoisted)
+                return src if self.fx.src_fast else _loc(_call(abi.TICK_ITER, [_name(BOX), src]), it)
+            kind = None if lazy else _special_iter(it, ex.shadow)
+            if kind is not None:  # charge the builtin and the elements together
+                args = [ex.visit(a) for a in it.args]
+                return _loc(_call(abi.each_of(kind), [_name(BOX), _const(ok), *args],
+                                  ex._kws(it.keywords)), it)
+            it = ex.visit(it)
+            if refund and first:
+                return _loc(_call(abi.SRC, [_name(BOX), it, _const(ok)]), it)
+            if lazy:
+                return _loc(_call(abi.TICK_ITER, [_name(BOX), it]), it)
+            return _loc(_call(abi.EACH, [_name(BOX), it, _const(ok)]), it)
+
+        gens[0].iter = source(gens[0], oks[0], outer, True)
+        self.absorb(outer)
+        for g, ok in zip(gens[1:], oks[1:]):
+            g.iter = source(g, ok, inner, False)
+        for g in gens:
+            g.ifs = [inner.visit(c) for c in g.ifs]
+        if isinstance(e, ast.DictComp):
+            e.key = inner.visit(e.key)
+            e.value = inner.visit(e.value)
+        else:
+            e.elt = inner.visit(e.elt)
+        self.absorb(inner)
+        self.box = True
+        return e

@@ -1,0 +1,76 @@
+"""The entry points: a whole module instrumented (`instrument`), or printed as Python text
+with its line map (`lower_to_source`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
+from itertools import count
+
+from racesl.lower.instrument.build import _clone
+from racesl.lower.instrument.facts import ParamFacts, as_facts
+from racesl.lower.instrument.leaves import _leaf_functions
+from racesl.lower.instrument.linemap import line_map
+from racesl.lower.instrument.statements import _Fx
+from racesl.runtime.abi import LINEMAP_TAG
+
+
+@contextmanager
+def _deep_trees():
+    """The rewrite recurses over the tree (a few Python frames a level; no C stack in
+    CPython 3.11): allow long `elif` chains and operator chains thousands deep."""
+    old = sys.getrecursionlimit()
+    if old < _TREE_RECURSION:
+        sys.setrecursionlimit(_TREE_RECURSION)
+    try:
+        yield
+    finally:
+        if old < _TREE_RECURSION:
+            sys.setrecursionlimit(old)
+
+
+_TREE_RECURSION = 100_000
+
+
+def instrument(module: ast.Module, *,
+               int_params: Mapping[str, Mapping[str, ParamFacts] | Iterable[str]] = {}) -> ast.Module:
+    """A new module implementing fuel, size guards and the recursion bound (docs/fuel.md);
+    `module` is not modified. `int_params[f]`: what the declared types of f's parameters
+    promise, {parameter: ParamFacts} (racesl.lower.module.param_facts), or the same as marks
+    (`{"n", "xs[]", "s#:20"}`: facts.py)."""
+    with _deep_trees():
+        return _instrument(module, int_params)
+
+
+def _instrument(module, int_params):
+    mod = _clone(module)
+    counter = count(1)
+    body = []
+    for fn in mod.body:
+        if not isinstance(fn, ast.FunctionDef):
+            raise ValueError(f"line {getattr(fn, 'lineno', '?')}: only function definitions "
+                             "can be instrumented")
+    funcs = frozenset(fn.name for fn in mod.body)
+    leaves = _leaf_functions(mod.body, funcs)
+    for fn in mod.body:
+        facts = as_facts(int_params.get(fn.name, ()))
+        entry = _clone(fn)
+        body.append(_Fx(fn, facts, counter, funcs, leaves=leaves).run())
+        body.append(_Fx(entry, facts, counter, funcs, entry=True, leaves=leaves).run())
+    mod.body = body
+    return ast.fix_missing_locations(mod)
+
+
+def lower_to_source(module: ast.Module, **kw) -> str:
+    """The instrumented module as Python text (deterministic), ending in a
+    `# races-linemap: {...}` comment that `Program.from_source` reads to report `.races`
+    line numbers."""
+    inst = instrument(module, **kw)
+    with _deep_trees():
+        src = ast.unparse(inst)
+        lm = json.dumps(line_map(inst, src), separators=(",", ":"))
+    return f"{src}\n{LINEMAP_TAG}{lm}\n"
