@@ -1,6 +1,6 @@
 """Overhead of fuel + size guards + watchdog on typical bodies.
 
-For every body of tests/runtime/typical_corpus.py: time plain CPython (the same source,
+For every body of tests/support/typical_corpus.py: time plain CPython (the same source,
 exec'd with the real builtins) against the instrumented program called through
 `Program.function` inside one `WATCHDOG.session()` (the hot-loop form), and print the
 ratio per body, its geometric mean and median.
@@ -30,7 +30,7 @@ from racesl.runtime import WATCHDOG  # noqa: E402
 
 def load_corpus():
     spec = importlib.util.spec_from_file_location(
-        "typical_corpus", ROOT / "tests" / "runtime" / "typical_corpus.py")
+        "typical_corpus", ROOT / "tests" / "support" / "typical_corpus.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

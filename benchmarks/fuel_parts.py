@@ -20,7 +20,14 @@ Parts (each a pattern of the emitted code; see racesl/lower/instrument/ and docs
   helpers  the fuel and depth test at a helper's top
   all      every part above at once
 
-    .venv/bin/python benchmarks/fuel_parts.py [--repeat 5] [--inputs 10]
+With `--fast-paths`, the variants are instead the library compiled without one fast path
+each (`instrument(optimize=FAST_PATHS - {p})`: sound, the same steps, see
+tests/lower/test_reference_meter.py): a path's *share* of the figure is the median without
+it minus the median with everything. Environments whose functions (and callees) the path
+does not change are not timed again: their ratio is the full one, so that noise does not
+pass for a share. Reported per path: the functions it changes and its share.
+
+    .venv/bin/python benchmarks/fuel_parts.py [--repeat 5] [--inputs 10] [--fast-paths]
 """
 
 from __future__ import annotations
@@ -116,9 +123,99 @@ def variant(lib, parts: frozenset[str]):
         return None
 
 
+def _normal(fn) -> str:
+    """A function's emitted text, temporaries renumbered (the counter is module-wide)."""
+    import re
+
+    return re.sub(r"(_races_[a-z]+)\d+", r"\1#", ast.unparse(fn))
+
+
+def _reach(module) -> dict[str, set[str]]:
+    """Function name → the program functions it may call, itself included."""
+    funcs = {f.name for f in module.body}
+    calls = {f.name: {n.id for n in ast.walk(f) if isinstance(n, ast.Name) and n.id in funcs} for f in module.body}
+    out = {}
+    for f in funcs:
+        seen, todo = {f}, [f]
+        while todo:
+            for g in calls[todo.pop()] - seen:
+                seen.add(g)
+                todo.append(g)
+        out[f] = seen
+    return out
+
+
+def fast_path_variants(lib):
+    """{path: (Program without it, names of the functions it changes)}."""
+    from racesl.lower.instrument import FAST_PATHS, instrument
+    from racesl.runtime.abi import ENTRY
+    from racesl.runtime.execute import Program, compile_code
+
+    full = instrument(lib.module, int_params=lib.param_facts)
+    base: dict[str, list] = {}
+    for f in full.body:
+        base.setdefault(f.name.removeprefix(ENTRY), []).append(_normal(f))
+    out = {}
+    for p in sorted(FAST_PATHS):
+        tree = instrument(lib.module, int_params=lib.param_facts, optimize=FAST_PATHS - {p})
+        mine: dict[str, list] = {}
+        for f in tree.body:
+            mine.setdefault(f.name.removeprefix(ENTRY), []).append(_normal(f))
+        changed = {k for k in base if base[k] != mine[k]}
+        out[p] = (Program(compile_code(tree, f"<races-no-{p}>"), f"<races-no-{p}>"), changed)
+    return out
+
+
+def main_fast_paths(args, started) -> None:
+    from racesl.runtime.watchdog import WATCHDOG
+
+    lib = load_stdlib()
+    ns = plain_namespace(lib)
+    variants = fast_path_variants(lib)
+    reach = _reach(lib.module)
+    ratios: dict[str, dict[str, float]] = {"full": {}, **{p: {} for p in variants}}
+    with WATCHDOG.session():
+        for q, env in sorted(lib.envs.items()):
+            plain = ns[env.pyname]
+            full = lib.program.function(env.pyname, fuel=FUEL)
+            calls, mutates, _ = sample_calls(lib, env, plain, full, args.inputs, args.seed)
+            if len(calls) < 3:
+                continue
+            touched = [p for p, (_, changed) in variants.items() if reach[env.pyname] & changed]
+            runs = [variants[p][0].function(env.pyname, fuel=FUEL) for p in touched]
+            ok = [p for p, r in zip(touched, runs) if all(_same(r, plain, a, mutates) for a in calls)]
+            runs = [r for p, r in zip(touched, runs) if p in ok]
+            (t0, tf, *times), _ = measure_env(plain, [full, *runs], calls, mutates, args.repeat, args.block)
+            ratios["full"][q] = tf / t0
+            for p in variants:
+                ratios[p][q] = tf / t0
+            for p, t in zip(ok, times):
+                ratios[p][q] = t / t0
+    full_median = median(ratios["full"].values())
+    rows = {p: {"functions_changed": len(variants[p][1]),
+                "envs_touched": sum(1 for q in ratios["full"] if ratios[p][q] != ratios["full"][q]),
+                "median_without": round(median(ratios[p].values()), 4),
+                "share": round(median(ratios[p].values()) - full_median, 4)} for p in variants}
+    figures = [figure("fuel overhead, median, every fast path (this run)", round(full_median, 3), "x")]
+    figures += [figure(f"share of the fast path {p} (median without it - median with all; "
+                       f"{r['functions_changed']} functions changed)", r["share"], "x") for p, r in rows.items()]
+    path = write_result("fuel_fast_paths", figures, {"fuel": FUEL, "repeat": args.repeat, "rows": rows,
+                                                     "ratios": ratios}, started)
+    print(f"fuel overhead with every fast path {full_median:.3f}x; share of each (functions changed): " + ", ".join(
+        f"{p} {r['share']:+.4f}x ({r['functions_changed']})" for p, r in sorted(rows.items(), key=lambda x: -x[1]["share"]))
+        + f"  [{time.perf_counter() - started:.0f}s] -> {path.name}")
+
+
 def main() -> None:
+    import sys
+
+    fast = "--fast-paths" in sys.argv
+    if fast:
+        sys.argv.remove("--fast-paths")
     args = parse_args(__doc__, repeat=5, inputs=10, block=0.002)
     started = time.perf_counter()
+    if fast:
+        return main_fast_paths(args, started)
 
     from racesl.runtime.watchdog import WATCHDOG
 

@@ -12,7 +12,7 @@ import pytest
 from racesl.atomic import atomic_write
 from racesl.records import COLUMNS, read_records, write_jsonl, write_parquet, write_verl
 from racesl.rewards import score
-from tests.search.taskutil import OPERATORS, one_per_operator, stdlib_records, wrap
+from tests.support.tasks import OPERATORS, one_per_operator, stdlib_records, wrap
 
 
 @pytest.fixture(scope="module")

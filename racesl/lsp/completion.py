@@ -25,6 +25,7 @@ from racesl.lsp import index as I
 from racesl.lsp.context import View
 from racesl.syntax import ast as A
 from racesl.syntax.lexer import KEYWORDS
+from racesl.types import builtins as B
 from racesl.types import types as T
 
 K = L.CompletionItemKind
@@ -88,25 +89,27 @@ def _exports(view: View, module: str) -> list[L.CompletionItem]:
     return out
 
 
+def _arities(receiver: str | None) -> dict:
+    """name -> (min, max, keywords) of a receiver's methods (None: of any receiver's)."""
+    if receiver is None:
+        return B.methods_all()
+    return {e.name: (e.min_args, e.max_args, e.keywords) for e in B.methods(receiver)}
+
+
 def _methods(table: dict, owner: str) -> list[L.CompletionItem]:
     out = []
     for name, (lo, hi, kws) in sorted(table.items()):
-        arity = f"{lo}" if lo == hi else f"{lo}..{hi if hi is not None else ''}"
+        arity = B.arity_text(lo, hi)
         out.append(_item(name, K.Method, f"{owner}.{name}() · {arity} {'argument' if arity == '1' else 'arguments'}", "1"))
     return out
 
 
 def _receiver_methods(t) -> tuple[dict, str]:
     rt = T.shape(T.unwrap(t)) if t is not None else T.ANY
-    if isinstance(rt, T.StrT):
-        return N.STR_METHODS, "Str"
-    if isinstance(rt, T.ListT):
-        return N.LIST_METHODS, "List"
-    if isinstance(rt, T.DictT):
-        return N.DICT_METHODS, "Dict"
-    if isinstance(rt, T.TupleT):
-        return N.TUPLE_METHODS, "Tuple"
-    return N.ALL_METHODS, "any"
+    for shape, owner in ((T.StrT, "Str"), (T.ListT, "List"), (T.DictT, "Dict"), (T.TupleT, "Tuple")):
+        if isinstance(rt, shape):
+            return _arities(owner), owner
+    return _arities(None), "any"
 
 
 def _local_types(view: View, func: str | None) -> dict:
@@ -218,12 +221,12 @@ def complete(view: View, p: L.Position) -> L.CompletionList:
         if hit is not None and hit[0] == "module" and recv not in locals_:
             return L.CompletionList(False, _exports(view, hit[1][1]))
         if recv == "rng" and "rng" in locals_:
-            return L.CompletionList(False, _methods(N.RNG_METHODS, "rng"))
+            return L.CompletionList(False, _methods(_arities("rng"), "rng"))
         table, owner = _receiver_methods(_local_types(view, func).get(recv))
         return L.CompletionList(False, _methods(table, owner))
     m = _LITERAL_MEMBER.search(line)
     if m:
-        table, owner = (N.STR_METHODS, "Str") if re.search(r"""["']\s*\.\s*\w*$""", line) else (N.ALL_METHODS, "any")
+        table, owner = (_arities("Str"), "Str") if re.search(r"""["']\s*\.\s*\w*$""", line) else (_arities(None), "any")
         return L.CompletionList(False, _methods(table, owner))
 
     if _is_type_position(line):
@@ -243,7 +246,7 @@ def complete(view: View, p: L.Position) -> L.CompletionList:
             t = types.get(name)
             items.append(_item(name, K.Variable, str(t) if t is not None and not isinstance(t, T.AnyT) else None, "0"))
     items.extend(_scope_items(view))
-    for name in sorted(N.BUILTINS):
+    for name in sorted(e.name for e in B.builtins()):
         items.append(_item(name, K.Function, H.BUILTIN_DOCS.get(name), "6"))
     for kw in _STMT_KEYWORDS:
         items.append(_item(kw, K.Keyword, None, "7"))

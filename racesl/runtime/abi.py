@@ -32,12 +32,10 @@ ENTER_SLOW = "_races_enter_slow"  # an entry called with no watchdog session ope
 WATCHDOG = "_races_wd"
 LAMBDA_TICK = "_races_lambda_tick"
 TICK_ITER = "_races_tick_iter"  # one step an element drawn
-EACH = "_races_each"  # a comprehension source: charged whole when sized, else ticking
 ROWS_LEN = "_races_rows_len"  # Σ len(row), for rows charged ahead
 EACH_SIZED = "_races_EACH_SIZED"  # the row types `rows_len` may charge ahead (lists excluded)
 EACH_SIZED_LIST = "_races_EACH_SIZED_LIST"  # ... lists included
 BUILTIN_SIZED = "_races_BUILTIN_SIZED"  # ... those a one-argument charging builtin charges
-SRC = "_races_src"  # `any`/`all` source: charged ahead, refunded after
 ESC = "_races_esc"  # an escaping generator's source: charged whole when created
 REFUND = "_races_refund"  # what a precharged loop's iterators have left
 IN_ARG = "_races_in_arg"  # `x in y` charging the box
@@ -48,17 +46,6 @@ SZ = "_races_SZ"  # sized types, `range` excepted
 INF = "_races_INF"  # the length of what has none
 EXCEPTION = "_races_Exception"
 LEN_ERRORS = "_races_LEN_ERRORS"  # what `len` of an unsized value raises
-
-
-def each_of(kind: str) -> str:
-    """`_races_each_enumerate` / `_races_each_zip` / `_races_each_reversed`: a comprehension
-    source that is a call of that builtin, charged with its elements."""
-    return f"{PREFIX}each_{kind}"
-
-
-def gen_of(name: str) -> str:
-    """`_races_any_gen` / `_races_all_gen`: `any`/`all` of a generator charged ahead."""
-    return f"{PREFIX}{name}_gen"
 
 
 # ---------------------------------------------------------------- CPython's own callables
@@ -117,18 +104,7 @@ def builtin1(name: str) -> str:
     return f"{PREFIX}bi1_{name}"
 
 
-def keyed(name: str) -> str:
-    """`_races_bi_sorted_key` / `_races_bi_max_key` / `_races_bi_min_key`: the builtin of one
-    sequence with `key=lambda ...`, the key's calls charged up front."""
-    return builtin(f"{name}_key")
-
-
-def keyed_n(name: str) -> str:
-    """`_races_maxn_key` / `_races_minn_key`: max/min of several arguments with a key."""
-    return f"{PREFIX}{name}n_key"
-
-
 def method(attr: str) -> str:
-    """`_races_meth_<attr>`: join, sort, sort_key (charged), replace, zfill, extend, insert
+    """`_races_meth_<attr>`: join, sort (charged), replace, zfill, extend, insert
     (guarded)."""
     return f"{PREFIX}meth_{attr}"

@@ -37,16 +37,13 @@ from racesl.runtime.limits import (
     MAX_DEPTH, MAX_INT_BITS, MAX_LEN, FuelOut, RecursionCut, SizeExceeded,
 )
 from racesl.runtime.watchdog import WATCHDOG
+from racesl.types import builtins as _table
 
 __all__ = ["SAFE_BUILTINS", "safe_builtins", "RUNTIME", "SafeRng", "BUILTIN_NAMES", "CHARGING_BUILTINS"]
 
-BUILTIN_NAMES = (
-    "abs all any bin bool chr divmod enumerate hex int len list max min ord pow range "
-    "reversed sorted str sum tuple zip set dict"
-).split()
+BUILTIN_NAMES = [e.name for e in _table.builtins()]  # (racesl.types.builtins: the one table)
 # builtins over a sequence: charged, routed to `_races_bi_<name>(box, ...)`
-CHARGING_BUILTINS = frozenset(
-    "all any enumerate list max min reversed sorted sum tuple zip set dict".split())
+CHARGING_BUILTINS = _table.CHARGING_BUILTINS
 
 _sized_len = G.sized_len
 _SIZED_T = G.SIZED_TYPES
@@ -56,17 +53,40 @@ _NBIG = -_BIG
 _MAIN = _threading.main_thread()
 
 
+# ----------------------------------------------------------------- the charge
+# Every charge this module makes is one of these three. A site on a hot path where the call
+# itself would cost (measured: benchmarks/bench_fuel*.py) writes the same lines out and
+# says which one it stands for.
+
+_PASSED = "{t} of {n} elements passed to a builtin"
+
+
+def _pay(box, n) -> None:
+    """Take n steps from the fuel box; FuelOut, the box left as it was, when it holds fewer."""
+    f = box[0] - n
+    if f < 0:
+        raise FuelOut
+    box[0] = f
+
+
+def _sized(box, n, x=None, why=_PASSED) -> None:
+    """A builtin's charge over `x`, n elements long: refuse it (SizeExceeded, `why` formatted
+    with `t`, the name of x's type, and `n`; nothing paid) when n passes MAX_LEN, else
+    `_pay(box, n)`."""
+    if n > MAX_LEN:
+        raise SizeExceeded(why.format(t=type(x).__name__, n=n))
+    f = box[0] - n  # (`_pay`, written out: one call, not two)
+    if f < 0:
+        raise FuelOut
+    box[0] = f
+
+
 def _pre(box, x) -> int:
     """Refuse an oversized sequence argument, then charge its length; -1 for an unsized one
     (a generator's elements were charged as it produced them)."""
     n = _sized_len(x) if type(x) in _SIZED_T else -1  # the common generator: no call
     if n > 0:
-        if n > MAX_LEN:
-            raise SizeExceeded(f"{type(x).__name__} of {n} elements passed to a builtin")
-        f = box[0] - n
-        if f < 0:
-            raise FuelOut
-        box[0] = f
+        _sized(box, n, x)
     return n
 
 
@@ -79,6 +99,7 @@ def _post(n: int, r):
 def _charged1(native, name: str, materializes: bool):
     """`native(xs)` for one positional argument: the common call, specialised (no *args)."""
     sized = G.SIZED_TYPES
+    why = "{t} of {n} elements passed to " + name + "()"
 
     def charged(box, xs):
         if type(xs) in sized:
@@ -86,12 +107,7 @@ def _charged1(native, name: str, materializes: bool):
                 n = len(xs)
             except OverflowError:
                 n = MAX_LEN + 1
-            if n > MAX_LEN:
-                raise SizeExceeded(f"{type(xs).__name__} of {n} elements passed to {name}()")
-            f = box[0] - n
-            if f < 0:
-                raise FuelOut
-            box[0] = f
+            _sized(box, n, xs, why)
             return native(xs)
         r = native(xs)
         if materializes and len(r) > MAX_LEN:
@@ -103,9 +119,8 @@ def _charged1(native, name: str, materializes: bool):
 
 
 _ONE_ARG = {
-    name: _charged1(getattr(_b, name), name, name in ("sorted", "list", "tuple", "set", "dict"))
-    for name in ("sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "dict",
-                 "enumerate", "reversed")
+    name: _charged1(getattr(_b, name), name, name in _table.MATERIALIZING_BUILTINS)
+    for name in sorted(_table.ONE_ARG_BUILTINS)
 }
 
 
@@ -142,20 +157,18 @@ def bi_all(box, xs):
     return all(xs)
 
 
+_SORTED = "{t} of {n} elements passed to sorted()"
+
+
 def bi_sorted(box, xs, *, key=None, reverse=False):
-    # (the charge of `charged` in `_charged1`, written out: `_pre` and `_post` would be two
-    # more Python calls on a hot path, `sorted(xs, reverse=True)` in a comprehension)
+    # (the charge of `charged` in `_charged1`, not `_pre` and `_post`: two more Python calls
+    # on a hot path, `sorted(xs, reverse=True)` in a comprehension)
     if type(xs) in _SIZED_T:
         try:
             n = len(xs)
         except OverflowError:
             n = MAX_LEN + 1
-        if n > MAX_LEN:
-            raise SizeExceeded(f"{type(xs).__name__} of {n} elements passed to sorted()")
-        f = box[0] - n
-        if f < 0:
-            raise FuelOut
-        box[0] = f
+        _sized(box, n, xs, _SORTED)
         return sorted(xs, key=key, reverse=reverse)
     return _post(-1, sorted(xs, key=key, reverse=reverse))
 
@@ -196,13 +209,7 @@ def bi_reversed(box, xs):
 def bi_zip(box, *xs):
     sizes = [n for n in map(_sized_len, xs) if n >= 0]
     if sizes:
-        n = min(sizes)
-        if n > MAX_LEN:
-            raise SizeExceeded(f"zip over {n} elements")
-        f = box[0] - n
-        if f < 0:
-            raise FuelOut
-        box[0] = f
+        _sized(box, min(sizes), None, "zip over {n} elements")
     return zip(*xs)
 
 
@@ -237,52 +244,6 @@ def meth_sort(box, lst, *args, **kw):
     return lst.sort(*args, **kw)
 
 
-def _key_source(box, xs, charged: bool):
-    """The sequence a keyed builtin will run over, its charges paid: its own (len, when
-    `charged` and `xs` is sized) and one step a key call (one call an element)."""
-    n = _sized_len(xs)
-    if n < 0:
-        xs = list(xs)  # a generator: its elements were charged as it produced them
-        calls, own = len(xs), 0
-    else:
-        calls, own = n, (n if charged else 0)
-    if calls > MAX_LEN:
-        raise SizeExceeded(f"{type(xs).__name__} of {calls} elements passed to a builtin")
-    f = box[0] - own - calls
-    if f < 0:
-        raise FuelOut
-    box[0] = f
-    return xs
-
-
-def bi_sorted_key(box, xs, **kw):
-    return sorted(_key_source(box, xs, True), **kw)
-
-
-def bi_max_key(box, xs, **kw):
-    return max(_key_source(box, xs, True), **kw)
-
-
-def bi_min_key(box, xs, **kw):
-    return min(_key_source(box, xs, True), **kw)
-
-
-def maxn_key(box, *args, **kw):
-    """max(a, b, ..., key=...): no sequence, one key call an argument."""
-    return max(*_key_source(box, args, False), **kw)
-
-
-def minn_key(box, *args, **kw):
-    return min(*_key_source(box, args, False), **kw)
-
-
-def meth_sort_key(box, lst, **kw):
-    """`lst.sort(key=...)`: len(lst) for the sort, one step a key call."""
-    if type(lst) is list:
-        _key_source(box, lst, True)
-    return lst.sort(**kw)
-
-
 # ----------------------------------------------------------------- fuel helpers
 
 
@@ -313,6 +274,7 @@ def entry_fail(f, depth):
 
 def lambda_tick(box):
     """One step for a lambda call; returns None so `tick(box) or body` is `body`."""
+    # (`_pay(box, 1)`, written out: every lambda call runs it; a call here would be a second one)
     f = box[0]
     if not f:
         raise FuelOut
@@ -322,7 +284,7 @@ def lambda_tick(box):
 def tick_iter(box, it):
     """Iterate `it`, one step an element (lazy consumers: any/all, zip, unsized input)."""
     for x in it:
-        f = box[0]
+        f = box[0]  # (`_pay(box, 1)`, written out: it runs once an element, on the innermost loop)
         if not f:
             raise FuelOut
         box[0] = f - 1
@@ -332,28 +294,13 @@ def tick_iter(box, it):
 _LOOP_SIZED = frozenset(G.SIZED_TYPES - {list})
 
 
-def each(box, it, list_ok):
-    """A comprehension's source: charge its length at once when it is sized (a list only
-    when the comprehension cannot change its length) and affordable, else per element."""
-    t = type(it)
-    if t in _LOOP_SIZED or (list_ok and t is list):
-        try:
-            f = box[0] - len(it)
-        except OverflowError:
-            return tick_iter(box, it)
-        if f >= 0:
-            box[0] = f
-            return it
-    return tick_iter(box, it)
-
-
 _LOOP_SIZED_OR_LIST = _LOOP_SIZED | {list}
 
 
 def rows_len(xs, sized):
     """Σ len(row) over the elements of xs, when each one's type is in `sized` and its length
-    at most MAX_LEN: what the charges it stands for (`each` over a row, `_charged1` of a row)
-    would each take whole; else infinity, so that the caller ticks instead. (A plain loop:
+    at most MAX_LEN: what the charges it stands for (ticking through a row, `_charged1` of a
+    row) would take in all; else infinity, so that the caller ticks instead. (A plain loop:
     for the few rows of a typical value it beats chains of C iterators.)"""
     total = 0
     try:
@@ -369,48 +316,6 @@ def rows_len(xs, sized):
     return total
 
 
-def _each_len(list_ok, xs) -> int:
-    t = type(xs)
-    if t in _LOOP_SIZED or (list_ok and t is list):
-        try:
-            return len(xs)
-        except OverflowError:
-            pass
-    return MAX_LEN + 1
-
-
-def each_enumerate(box, list_ok, xs, start=0):
-    """`enumerate(xs)` as a comprehension source: the builtin's charge and the elements'
-    together (2 * len) when affordable, else the builtin's charge and per-element ticks."""
-    n = _each_len(list_ok, xs)
-    if n <= MAX_LEN:
-        f = box[0] - 2 * n
-        if f >= 0:
-            box[0] = f
-            return enumerate(xs, start)
-    return tick_iter(box, bi_enumerate(box, xs, start))
-
-
-def each_reversed(box, list_ok, xs):
-    n = _each_len(list_ok, xs)
-    if n <= MAX_LEN:
-        f = box[0] - 2 * n
-        if f >= 0:
-            box[0] = f
-            return reversed(xs)
-    return tick_iter(box, bi_reversed(box, xs))
-
-
-def each_zip(box, list_ok, *xs):
-    n = min([_each_len(list_ok, x) for x in xs], default=0)
-    if n <= MAX_LEN:
-        f = box[0] - 2 * n
-        if f >= 0:
-            box[0] = f
-            return zip(*xs)
-    return tick_iter(box, bi_zip(box, *xs))
-
-
 def esc(box, it):
     """The source of a generator that escapes its statement: charged whole now (a sized
     source; an unsized one is taken into a list first), so that consuming the generator
@@ -423,51 +328,8 @@ def esc(box, it):
         n = len(it)
     except OverflowError:
         raise FuelOut from None
-    if n > MAX_LEN:
-        raise SizeExceeded(f"generator over {n} elements")
-    f = box[0] - n
-    if f < 0:
-        raise FuelOut
-    box[0] = f
+    _sized(box, n, None, "generator over {n} elements")
     return it
-
-
-def src(box, it, list_ok):
-    """The source of `any(...)` / `all(...)` over a generator whose elements charge nothing:
-    charged whole up front when sized and affordable; the iterator is pushed on the box so
-    that `any_gen` / `all_gen` refund what the consumer did not take."""
-    t = type(it)
-    if t in _LOOP_SIZED or (list_ok and t is list):
-        try:
-            f = box[0] - len(it)
-        except OverflowError:
-            f = -1
-        if f >= 0:
-            box[0] = f
-            i = iter(it)
-            box.append(i)
-            return i
-    box.append(None)
-    return tick_iter(box, it)
-
-
-def any_gen(box, gen):
-    return _refunding(box, any, gen)
-
-
-def all_gen(box, gen):
-    return _refunding(box, all, gen)
-
-
-def _refunding(box, consume, gen):
-    """consume(gen), then refund what the source `src` pushed had left. The push is popped
-    whatever happens: an entry's box is its caller's meter, reused call after call."""
-    try:
-        return consume(gen)
-    finally:
-        i = box.pop()
-        if i is not None:
-            box[0] += i.__length_hint__()
 
 
 def enter_slow(fn, wall, budget, meter, *args):
@@ -499,10 +361,7 @@ def in_arg(box, y):
     """`x in y`: charge len(y) for a str, list or tuple; returns y."""
     t = type(y)
     if t is str or t is list or t is tuple:
-        f = box[0] - len(y)
-        if f < 0:
-            raise FuelOut
-        box[0] = f
+        _pay(box, len(y))
     return y
 
 
@@ -606,20 +465,13 @@ RUNTIME: dict = {
     abi.WATCHDOG: WATCHDOG,
     abi.LAMBDA_TICK: lambda_tick,
     abi.TICK_ITER: tick_iter,
-    abi.EACH: each,
     abi.ROWS_LEN: rows_len,
-    # the rows `rows_len` may charge ahead: those `each` charges whole, with or without
-    # lists, and those a one-argument charging builtin does
+    # the rows `rows_len` may charge ahead: sized rows, with or without lists, and those a
+    # one-argument charging builtin does
     abi.EACH_SIZED: _LOOP_SIZED,
     abi.EACH_SIZED_LIST: _LOOP_SIZED_OR_LIST,
     abi.BUILTIN_SIZED: _SIZED_T,
-    abi.each_of("enumerate"): each_enumerate,
-    abi.each_of("reversed"): each_reversed,
-    abi.each_of("zip"): each_zip,
-    abi.SRC: src,
     abi.ESC: esc,
-    abi.gen_of("any"): any_gen,
-    abi.gen_of("all"): all_gen,
     abi.REFUND: refund,
     abi.IN_ARG: in_arg,
     abi.IN_LEN: in_len,
@@ -670,14 +522,8 @@ RUNTIME: dict = {
     abi.G_POST: G.g_post,
     abi.G_JOIN: g_join,
     # charging builtins and methods
-    abi.keyed("sorted"): bi_sorted_key,
-    abi.keyed("max"): bi_max_key,
-    abi.keyed("min"): bi_min_key,
-    abi.keyed_n("max"): maxn_key,
-    abi.keyed_n("min"): minn_key,
     abi.method("join"): meth_join,
     abi.method("sort"): meth_sort,
-    abi.method("sort_key"): meth_sort_key,
     abi.method("replace"): G.m_replace,
     abi.method("zfill"): G.m_zfill,
     abi.method("extend"): G.m_extend,

@@ -42,13 +42,13 @@ from typing import Any
 import attrs
 
 from racesl.syntax import ast as A
+from racesl.types import builtins as _table
 from racesl.types import types as T
 
 __all__ = ["Scope", "scope_of", "flatten", "Conj", "conjuncts_of", "Enc", "Encoder", "BUILTINS"]
 
-BUILTINS = frozenset(
-    "abs all any bin bool chr divmod enumerate hex int len list max min ord pow range reversed "
-    "sorted str sum tuple zip set dict frozenset".split())
+# the body's builtins (racesl.types.builtins), and `frozenset`
+BUILTINS = frozenset(e.name for e in _table.builtins()) | {"frozenset"}
 
 SEQ_KINDS = ("str", "list", "set", "dict", "tuple")
 # str methods that return a bool, never raise, and are False on the empty string

@@ -10,7 +10,7 @@ import pytest
 
 from racesl.audit import audit_records
 from racesl.audit.shortcuts import STRATEGIES
-from tests.search.taskutil import RACESC, stdlib, stdlib_records
+from tests.support.tasks import RACESC, stdlib, stdlib_records
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import pytest
 
 from racesl.check import check_paths
 from racesl.diagnostics import CODES
-from tests.golden import chunks, compare
+from tests.support.golden import chunks, compare
 
 GOLDEN = Path(__file__).parent / "golden"
 ALL = [c for f in sorted(GOLDEN.glob("*.races")) for c in chunks(f)]

@@ -14,7 +14,7 @@ import pytest
 from racesl import resources
 from racesl.records import read_records
 from racesl.rewards import load_sidecar, score
-from tests.search.taskutil import HALVE, PYTHON, REPO, TRIPLE, run_racesc, start_racesc, toy_library, wrap
+from tests.support.tasks import HALVE, PYTHON, REPO, TRIPLE, run_racesc, start_racesc, toy_library, wrap
 
 TOY = toy_library("toy", '''\
 env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:

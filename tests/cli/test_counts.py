@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.search.taskutil import RACESC
+from tests.support.tasks import RACESC
 
 MODULE = '''\
 env add_two(n: Int where 0 <= it <= 9) -> Int:

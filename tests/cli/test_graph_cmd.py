@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from tests.graph.test_signature import GEO, OTHER
-from tests.search.taskutil import run_racesc
+from tests.support.signatures import GEO, OTHER
+from tests.support.tasks import run_racesc
 
 
 ESC = '''module esc

@@ -11,7 +11,7 @@ import pytest
 from racesl.cli.main import main
 from racesl.records import read_records
 from tests.cli.test_check_cmd import FIX
-from tests.search.taskutil import HALVE, TRIPLE, run_racesc, toy_library, wrap
+from tests.support.tasks import HALVE, TRIPLE, run_racesc, toy_library, wrap
 
 TOY = toy_library("toy", TRIPLE, HALVE, '''\
 env is_even(n: Nat) -> Bool:

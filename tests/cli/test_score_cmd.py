@@ -17,8 +17,7 @@ import pytest
 from racesl.library import load
 from racesl.records import read_records
 from racesl.rewards import STATUSES
-from tests.rewards.test_libraries import TOY
-from tests.search.taskutil import RACESC, oracle_reaches, run_racesc, wrap
+from tests.support.tasks import RACESC, TOY, oracle_reaches, run_racesc, wrap
 
 
 @pytest.fixture(scope="module")

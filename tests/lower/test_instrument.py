@@ -13,8 +13,8 @@ from racesl.lower.instrument.scope import _bits, _len_bound, _Scope
 from racesl.lower.program import load_program
 from racesl.runtime import Program
 from racesl.runtime.builtins import RUNTIME, SAFE_BUILTINS
-from tests.runtime import typical_corpus as corpus
-from tests.runtime.test_rt_semantics import FAILING, TRICKY
+from tests.support import typical_corpus as corpus
+from tests.support.tricky import FAILING, TRICKY
 
 
 def mod(src: str) -> ast.Module:

@@ -15,7 +15,7 @@ from racesl.operators.build import MIN_SELECTIONS, describe
 from racesl.records import Task
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.search.config import DEFAULT_SIZES, CompileConfig, parse_operators
-from tests.search.taskutil import OPERATORS, letters, oracle_reaches, replay_chain, stdlib, stdlib_records
+from tests.support.tasks import OPERATORS, letters, oracle_reaches, replay_chain, stdlib, stdlib_records
 
 N = 600
 
@@ -163,7 +163,7 @@ def test_loop(lib, by_op):
 
 
 def test_task_keys_are_unique(lib):
-    from tests.search.taskutil import stdlib_tasks
+    from tests.support.tasks import stdlib_tasks
 
     tasks, summary = stdlib_tasks(N, 0)
     assert len({t.key() for t in tasks}) == len(tasks)

@@ -15,7 +15,7 @@ from racesl.operators.build import MIN_SELECTIONS, example_labels
 from racesl.records import to_record
 from racesl.rewards import score
 from racesl.search.config import CompileConfig, ConfigError, Filters, parse_operators
-from tests.search.taskutil import letters, oracle_reaches, stdlib, stdlib_records
+from tests.support.tasks import letters, oracle_reaches, stdlib, stdlib_records
 
 
 def _records(n: int, ops: str, seed: int = 0, **kw) -> list[dict]:

@@ -11,7 +11,7 @@ import pytest
 from racesl.records import write_parquet, write_verl
 from racesl.rewards import STATUSES, adapters, score, verdict
 from racesl.rewards.adapters import compute_score, races_reward, reward_func, status_counts
-from tests.search.taskutil import OPERATORS, one_per_operator, stdlib, stdlib_records, wrap
+from tests.support.tasks import OPERATORS, one_per_operator, stdlib, stdlib_records, wrap
 
 
 @pytest.fixture(scope="module")

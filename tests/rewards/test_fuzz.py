@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from racesl.rewards import STATUSES, Verdict, score, verdict
-from tests.search.taskutil import OPERATORS, letters, one_per_operator, stdlib, stdlib_records, wrap
+from tests.support.tasks import OPERATORS, letters, one_per_operator, stdlib, stdlib_records, wrap
 
 PWNED = "/tmp/racesl-fuzz-pwned"
 

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from racesl import resources
-from tests.search.taskutil import PYTHON, REPO, run_racesc
+from tests.support.tasks import PYTHON, REPO, run_racesc
 
 N = 200
 

@@ -11,17 +11,7 @@ from racesl.library import load
 from racesl.records import to_record
 from racesl.rewards import Verdict, libraries, load_sidecar, score, verdict, write_sidecar
 from racesl.search.config import CompileConfig, Filters, parse_operators
-from tests.search.taskutil import HALVE, TRIPLE, oracle_reaches, toy_library, wrap
-
-TOY = toy_library("shop", '''\
-env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
-    """Add {k} to n."""
-    return min(n + k, 300)
-''', TRIPLE, '''\
-env sub_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
-    """Subtract {k} from n, stopping at 0."""
-    return max(n - k, 0)
-''', HALVE)
+from tests.support.tasks import TOY, oracle_reaches, wrap
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from racesl.rewards import score
-from tests.search.taskutil import letters, one_per_operator, oracle_reaches, stdlib, stdlib_records, wrap
+from tests.support.tasks import letters, one_per_operator, oracle_reaches, stdlib, stdlib_records, wrap
 
 SEQ = {"id": "s", "operator": "sequential", "size": 4, "chain": ["m.a", "m.b", "m.c", "m.d"],
        "settings": [{}, {}, {}, {}], "input": "4", "trace": ["5", "'ab'", "[1, 2]", "(3, 'c')"],

@@ -13,7 +13,7 @@ import pytest
 
 from racesl.rewards import STATUSES, Verdict, score, verdict
 from racesl.rewards.parse import MAX_ANSWER
-from tests.search.taskutil import letters, one_per_operator, oracle_reaches, stdlib, stdlib_records, wrap
+from tests.support.tasks import letters, one_per_operator, oracle_reaches, stdlib, stdlib_records, wrap
 
 SEQ = {"id": "s", "operator": "sequential", "size": 4, "chain": ["m.a", "m.b", "m.c", "m.d"],
        "settings": [{}, {}, {}, {}], "input": "4", "trace": ["5", "'ab'", "[1, 2]", "(3, 'c')"],

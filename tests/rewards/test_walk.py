@@ -14,7 +14,7 @@ from racesl.rewards import score, verdict
 from racesl.rewards.libraries import library_for
 from racesl.rewards.parse import matches, split_items
 from racesl.runtime.contract import canonical, parse_literal
-from tests.search.taskutil import stdlib, stdlib_records, wrap
+from tests.support.tasks import stdlib, stdlib_records, wrap
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
 

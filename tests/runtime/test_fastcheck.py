@@ -9,7 +9,7 @@ from racesl.runtime.fastcheck import compile_checker
 from racesl.runtime.watchdog import WATCHDOG
 from racesl.sample.default import NoSample
 from racesl.types.types import IntT
-from tests.search.taskutil import perturb_value, stdlib
+from tests.support.tasks import perturb_value, stdlib
 
 
 def _values(lib, env, rng):

@@ -15,7 +15,7 @@ from racesl.cli.main import main
 from racesl.search.config import (DEFAULT_SIZES, CompileConfig, ConfigError, Filters, from_toml, key_line,
                                   read_races_toml)
 
-from .taskutil import RACESC
+from tests.support.tasks import RACESC
 
 STDLIB = str(resources.stdlib_dir())
 HEAD = "# a project\n"  # so that every setting below sits on line 3 (after its header on line 2)

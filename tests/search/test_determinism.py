@@ -13,7 +13,7 @@ from racesl import resources
 from racesl.compile import compile_tasks
 from racesl.records import dumps, read_records, to_record
 from racesl.search.config import CompileConfig
-from tests.search.taskutil import PYTHON, REPO, run_racesc, stdlib
+from tests.support.tasks import PYTHON, REPO, run_racesc, stdlib
 
 N = 300
 

@@ -14,7 +14,7 @@ from racesl.compile import compile_tasks
 from racesl.library import load
 from racesl.search.config import FILTER_NAMES, CompileConfig, Filters, parse_operators
 from racesl.search.filters import value_filter
-from tests.search.taskutil import run_racesc, toy_library
+from tests.support.tasks import run_racesc, toy_library
 
 F = Filters()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from racesl import resources
-from tests.search.taskutil import run_racesc
+from tests.support.tasks import run_racesc
 
 N = 600
 RUNS = [("0", 1), ("1", 1), ("2", 1), ("2", 2)]  # (PYTHONHASHSEED, --workers)

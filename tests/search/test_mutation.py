@@ -16,7 +16,7 @@ from racesl.runtime.contract import canonical
 from racesl.runtime.watchdog import WATCHDOG
 from racesl.search.config import CompileConfig
 from racesl.search.engine import Executor
-from tests.search.taskutil import replay_chain
+from tests.support.tasks import replay_chain
 
 SOURCE = '''module m
 

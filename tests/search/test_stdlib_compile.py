@@ -15,7 +15,7 @@ from racesl.records import to_record
 from racesl.rewards import score
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.search.config import DEFAULT_SIZES, CompileConfig
-from tests.search.taskutil import OPERATORS, letters, oracle_reaches, perturb, stdlib, wrap
+from tests.support.tasks import OPERATORS, letters, oracle_reaches, perturb, stdlib, wrap
 
 pytestmark = pytest.mark.slow
 

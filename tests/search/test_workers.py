@@ -9,7 +9,7 @@ import pytest
 import racesl.compile as driver
 from racesl.compile import compile_tasks
 from racesl.search.config import CompileConfig
-from tests.search.taskutil import stdlib
+from tests.support.tasks import stdlib
 
 
 def _fingerprint(tasks):

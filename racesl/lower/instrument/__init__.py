@@ -16,8 +16,8 @@ racesl.runtime.abi; BOX, DEPTH and LINEMAP_TAG are re-exported here for the test
 
 from racesl.lower.instrument.facts import WORD_BITS, ParamFacts, facts_to_marks
 from racesl.lower.instrument.linemap import line_map
-from racesl.lower.instrument.rewrite import instrument, lower_to_source
+from racesl.lower.instrument.rewrite import FAST_PATHS, instrument, lower_to_source
 from racesl.runtime.abi import BOX, DEPTH, LINEMAP_TAG
 
-__all__ = ["instrument", "lower_to_source", "line_map", "ParamFacts", "facts_to_marks", "WORD_BITS",
+__all__ = ["instrument", "FAST_PATHS", "lower_to_source", "line_map", "ParamFacts", "facts_to_marks", "WORD_BITS",
            "LINEMAP_TAG", "BOX", "DEPTH"]

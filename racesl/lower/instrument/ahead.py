@@ -115,11 +115,11 @@ class _Ahead:
     def _hoist_source(self, s, build, wrap):
         """A statement whose first evaluation is a comprehension's source (`_first_comp`):
         evaluate the source into a temporary and charge its length to the local counter
-        right there — the moment the comprehension would have charged it — instead of
-        through `_races_each`; when the length is unknown or unaffordable, the statement's
+        right there, the steps its elements would tick, instead of element by element;
+        when the length is unknown or unaffordable, the statement's
         other copy draws the source through `_races_tick_iter`. `build()` rewrites a copy
         of `s` in box mode; `wrap(stmts)` adds the box synchronisation around it."""
-        c = self._first_comp(s)
+        c = self._first_comp(s) if "ahead" in self.fast_paths else None
         if c is None:
             return None
         g = c.generators[0]
@@ -129,7 +129,7 @@ class _Ahead:
         ok = self.scope.list_ok(g.iter, _comp_nodes(c), self.scope.locals | bound)
         n = self.tmp("n")
         pre, t = self._counted(g.iter, s, ok, n)
-        nested = self._nested_charge(c, bound)
+        nested = self._nested_charge(c, bound) if "rows" in self.fast_paths else None
         sites, tests, per = self._per_element(c, bound) if nested is None else ([], [], 0)
         join, most = self._bounded_join(s, c, dict(sites)) if nested is None else (None, None)
         c._races_src = t
@@ -199,12 +199,15 @@ class _Ahead:
         [test], steps per element)."""
         if len(c.generators) != 1:
             return [], [], 0
+        fast = self.fast_paths
         g = c.generators[0]
         roots = g.ifs[:1] if g.ifs else [c.key, c.value] if isinstance(c, ast.DictComp) else [c.elt]
         shadow = self.scope.locals | bound
         sites: list = []
 
         def site(e) -> bool:
+            if "leaf" not in fast:
+                return False
             if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id not in shadow):
                 return False
             leaf = self.leaves.get(e.func.id)
@@ -216,8 +219,10 @@ class _Ahead:
             return True
 
         tests = _literal_tests(_unconditional(roots, site))
+        if "fold_in" not in fast:
+            tests = []
         cost = len(sites) + sum(n for _, n in tests)
-        for _, body in sites:
+        for _, body in sites if "fold_in" in fast else ():
             for t, n in _literal_tests(_unconditional([body])):
                 t._races_free = True  # charged with the source, like the call's step
                 cost += n
@@ -229,7 +234,7 @@ class _Ahead:
         joining n <= MAX_LEN // (L + len(sep)) of them stays within MAX_LEN, and the
         charged-ahead copy calls `str.join` itself, without `_races_g_join`'s measuring.
         `inline` maps the leaf calls evaluated in place to what replaces them."""
-        if not isinstance(c, ast.GeneratorExp) or len(c.generators) != 1:
+        if "join" not in self.fast_paths or not isinstance(c, ast.GeneratorExp) or len(c.generators) != 1:
             return None, None
         join = next((x for x in ast.walk(s) if isinstance(x, ast.Call) and x.args and x.args[0] is c
                      and isinstance(x.func, ast.Attribute) and x.func.attr == "join"

@@ -12,16 +12,16 @@ import ast
 from racesl.lower.instrument.build import _call, _clone, _const, _loc, _name, _paid
 from racesl.lower.instrument.facts import STR
 from racesl.lower.instrument.scope import _is_num, _is_sized
-from racesl.lower.instrument.syntax import _BUILTINS, _CONSTS, _FULL, _INLINE_CHARGED, _lambda_key
+from racesl.lower.instrument.syntax import _BUILTINS, _CONSTS, _FULL, _INLINE_CHARGED
 from racesl.runtime import abi
 from racesl.runtime.abi import BOX
 from racesl.runtime.builtins import CHARGING_BUILTINS
 from racesl.runtime.limits import MAX_LEN
+from racesl.types import builtins as B
 
-_GUARDED_METHODS = frozenset({"replace", "zfill", "extend", "insert"})
-_NO_POST = frozenset({"sum", "max", "min"})  # builtins whose result is not size-checked
-_ONE_ARG = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "dict",
-                      "enumerate", "reversed"})
+_GUARDED_METHODS = B.WRAPPED_METHODS
+_NO_POST = B.UNCHECKED_RESULT_BUILTINS  # builtins whose result is not size-checked
+_ONE_ARG = B.ONE_ARG_BUILTINS
 
 
 class _Charges:
@@ -33,7 +33,7 @@ class _Charges:
         """`c`, the (visited) right side of an `in` whose length `n` is known now (None: not),
         charged its length before the test: to the local counter inline where the context
         allows, else through the box (`_races_in_arg`)."""
-        if self.mode == "local" and not self.nested:
+        if self.mode == "local" and not self.nested and "inline" in self.fx.fast_paths:
             self.local = True
             if n is not None:  # literal: charge its known length
                 dec, val = _const(n), c
@@ -80,13 +80,11 @@ class _Charges:
             if (name in ("any", "all") and len(e.args) == 1 and not e.keywords
                     and isinstance(e.args[0], ast.GeneratorExp)):
                 return self._any_all(name, e)
-            keyed = self._keyed(name, e)
-            if keyed is not None:
-                return keyed
             reverse_only = name == "sorted" and all(  # (a name or literal: nothing to charge or raise)
                 k.arg == "reverse" and isinstance(k.value, (ast.Name, ast.Constant)) for k in e.keywords)
             if (name in _INLINE_CHARGED and plain and len(e.args) == 1 and (not e.keywords or reverse_only)
-                    and self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp)):
+                    and self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp)
+                    and "inline" in self.fx.fast_paths):
                 return self._charged_inline(name, e)
             if getattr(e, "_races_ahead", False) and self.fx.src_fast:  # see `_nested_charge`
                 return _loc(_call(abi.plain(name), self._args(e.args)), e)
@@ -120,7 +118,8 @@ class _Charges:
             attr = f.attr
             recv = self.visit(f.value)
             if attr == "join" and len(e.args) == 1 and not e.keywords:
-                if self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp):
+                if (self.mode == "local" and self.walrus and not isinstance(e.args[0], ast.GeneratorExp)
+                        and "inline" in self.fx.fast_paths):
                     return self._charged_inline("join", e, recv=recv)
                 self.box = True
                 arg = self._args(e.args, full_first=True)
@@ -133,9 +132,6 @@ class _Charges:
                     # elements as it makes them), only the size of the text to check
                     return _loc(_call(abi.G_JOIN, [recv, *arg]), e)
                 return _loc(_call(abi.method("join"), [_name(BOX), recv, *arg]), e)
-            if attr == "sort" and not e.args and _lambda_key(e) is not None:
-                self.box = True
-                return _loc(_call(abi.method("sort_key"), [_name(BOX), recv], self._key_kws(e.keywords)), e)
             if attr == "sort":
                 self.box = True
                 return _loc(_call(abi.method("sort"), [_name(BOX), recv, *self._args(e.args)],
@@ -164,7 +160,7 @@ class _Charges:
         arg = e.args[0]
         known = _is_sized(arg, self.num, self.fx.scope.sized)  # (no type test)
         x = self.visit(arg)
-        if known and isinstance(arg, ast.Name) and arg.id in self.fx.scope.short:
+        if known and isinstance(arg, ast.Name) and arg.id in self.fx.scope.short and "short" in self.fx.fast_paths:
             return self._charged_short(name, e, x, recv)
         t, n = self.fx.tmp("t"), self.fx.tmp("t")
         if known:
@@ -205,43 +201,10 @@ class _Charges:
         return _loc(ast.IfExp(test=paid, body=body,
                               orelse=_call(abi.CHARGE_FAIL, [_clone(x), _clone(size)])), e)
 
-    def _keyed(self, name, e):
-        """`sorted(xs, key=lambda ...)`, `max/min(xs, key=lambda ...)`: the builtin calls the
-        key exactly once an element, so the runtime charges those calls up front with the
-        builtin's own charge, and the lambda itself does not tick."""
-        if name not in ("sorted", "max", "min") or _lambda_key(e) is None or not e.args:
-            return None
-        if any(isinstance(a, ast.Starred) for a in e.args):
-            return None
-        self.box = True
-        if len(e.args) == 1:
-            args = self._args(e.args, full_first=True)
-            fn = abi.keyed(name)
-        else:
-            if name == "sorted":
-                return None
-            args = self._args(e.args)
-            fn = abi.keyed_n(name)
-        return _loc(_call(fn, [_name(BOX), *args], self._key_kws(e.keywords)), e)
-
-    def _key_kws(self, kws):
-        for k in kws:
-            if k.arg == "key" and isinstance(k.value, ast.Lambda):
-                k.value = self.v_Lambda(k.value, tick=False)
-            else:
-                k.value = self.visit(k.value)
-        return kws
-
     def _any_all(self, name, e):
-        """`any(gen)` / `all(gen)` stop early: each element consumed costs one step. With one
-        `for` clause over a sized source and an element that charges nothing itself, the
-        source is charged up front and what was not consumed is refunded afterwards
-        (`_races_src` / `_races_any_gen`); otherwise the source ticks element by element."""
+        """`any(gen)` / `all(gen)` stop early: each element consumed costs one step, its
+        source ticking element by element."""
         self.box = True
         g = e.args[0]
-        if len(g.generators) == 1:
-            if not self._elements_charge(g):
-                gen = self.v_comp(g, full=False, refund=True)
-                return _loc(_call(abi.gen_of(name), [_name(BOX), gen]), e)
         gen = self.v_comp(g, full=False)
         return _loc(_call(abi.builtin(name), [_name(BOX), gen]), e)

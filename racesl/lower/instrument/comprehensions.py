@@ -1,8 +1,8 @@
 """Lambdas, comprehensions and generator expressions inside an expression.
 
 `_Comprehensions` is part of the expression rewrite `_Ex` (expressions.py): each `for`
-clause charges one step an element, up front when its source is sized and every element
-is consumed, else element by element; the clauses' own scope rebinds names (`_minus`). A
+clause charges one step an element, element by element (`_races_tick_iter`); the clauses'
+own scope rebinds names (`_minus`). A
 comprehension charged ahead by its statement is the business of ahead.py.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 
-from racesl.lower.instrument.build import _call, _clone, _const, _loc, _name
+from racesl.lower.instrument.build import _call, _clone, _loc, _name
 from racesl.lower.instrument.facts import ELEM_WORD, STR, WORD, WORD_BITS
 from racesl.lower.instrument.scope import CHAR, _iter_num, _minus, _range_bits
-from racesl.lower.instrument.syntax import _comp_nodes, _is_call_to, _special_iter, _target_names
+from racesl.lower.instrument.syntax import _is_call_to, _special_iter, _target_names
 from racesl.runtime import abi
 from racesl.runtime.abi import BOX
 
@@ -35,16 +35,13 @@ class _Comprehensions:
 
     # -- nested scopes
 
-    def v_Lambda(self, e, tick: bool = True):
+    def v_Lambda(self, e):
         a = e.args
         params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
         c = self.child(num=_minus(self.num, params), shadow=self.shadow | params)
-        body = c.visit(e.body)
-        if tick:
-            t = _call(abi.LAMBDA_TICK, [_name(BOX)])
-            body = _loc(ast.BoolOp(op=ast.Or(), values=[t, body]), e.body)
-        e.body = body
+        t = _call(abi.LAMBDA_TICK, [_name(BOX)])
+        e.body = _loc(ast.BoolOp(op=ast.Or(), values=[t, c.visit(e.body)]), e.body)
         return e
 
     def v_ListComp(self, e):
@@ -75,7 +72,7 @@ class _Comprehensions:
         comp = _loc(ast.ListComp(elt=e.elt, generators=e.generators), e)
         return _loc(_call(abi.ITER, [self.v_comp(comp, full=True)]), e)
 
-    def v_comp(self, e, full: bool, refund: bool = False):
+    def v_comp(self, e, full: bool):
         gens = e.generators
         bound, ranged, chars = set(), set(), set()
         for g in gens:  # targets over `range` or a name whose elements are numbers, or a Str
@@ -94,37 +91,31 @@ class _Comprehensions:
                 chars.add(g.target.id)
             bound.update(names)
         shadow = self.shadow | bound
-        inner_nodes = _comp_nodes(e)
-        oks = [self.fx.scope.list_ok(g.iter, inner_nodes, shadow) for g in gens]
         lazy = isinstance(e, ast.GeneratorExp) and not full
         outer = self.child(nested=self.nested)  # the first iterable: enclosing scope, box only
         inner = self.child(num=_minus(self.num, bound) | ranged | {c + CHAR for c in chars}, shadow=shadow)
 
-        hoisted = getattr(e, "_races_src", None) if full and not refund else None
+        hoisted = getattr(e, "_races_src", None) if full else None
 
-        def source(g, ok, ex, first):
+        def source(g, ex, first):
             it = g.iter
             if getattr(g, "_races_src_free", False) and self.fx.src_fast:
                 return ex.visit(it)  # charged ahead with the rows (`_Fx._nested_charge`)
             if first and hoisted is not None:  # charged ahead by the statement (`_hoist_source`)
                 src = _name(hoisted)
                 return src if self.fx.src_fast else _loc(_call(abi.TICK_ITER, [_name(BOX), src]), it)
+            # element by element: `zip`/`enumerate`/`reversed` pay the builtin's own charge first
             kind = None if lazy else _special_iter(it, ex.shadow)
-            if kind is not None:  # charge the builtin and the elements together
-                args = [ex.visit(a) for a in it.args]
-                return _loc(_call(abi.each_of(kind), [_name(BOX), _const(ok), *args],
-                                  ex._kws(it.keywords)), it)
-            it = ex.visit(it)
-            if refund and first:
-                return _loc(_call(abi.SRC, [_name(BOX), it, _const(ok)]), it)
-            if lazy:
-                return _loc(_call(abi.TICK_ITER, [_name(BOX), it]), it)
-            return _loc(_call(abi.EACH, [_name(BOX), it, _const(ok)]), it)
+            if kind is not None:
+                it = _call(abi.builtin(kind), [_name(BOX), *[ex.visit(a) for a in it.args]], ex._kws(it.keywords))
+            else:
+                it = ex.visit(it)
+            return _loc(_call(abi.TICK_ITER, [_name(BOX), it]), g.iter)
 
-        gens[0].iter = source(gens[0], oks[0], outer, True)
+        gens[0].iter = source(gens[0], outer, True)
         self.absorb(outer)
-        for g, ok in zip(gens[1:], oks[1:]):
-            g.iter = source(g, ok, inner, False)
+        for g in gens[1:]:
+            g.iter = source(g, inner, False)
         for g in gens:
             g.ifs = [inner.visit(c) for c in g.ifs]
         if isinstance(e, ast.DictComp):

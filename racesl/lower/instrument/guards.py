@@ -60,10 +60,10 @@ class _Guards:
                     or _bounded_lit(right) or _is_char(left, num) or _is_char(right, num)):
                 return None  # (a character, like a short literal, grows a value by its size)
             a, b = _len_bound(left, num, self.fx.scope.lens), _len_bound(right, num, self.fx.scope.lens)
-            if a is not None and b is not None and a + b <= MAX_LEN:
+            if "words" in self.fx.fast_paths and a is not None and b is not None and a + b <= MAX_LEN:
                 return None  # two values of known, short lengths
             return abi.G_IADD if inplace else abi.G_ADD
-        if isinstance(op, (ast.Mult, ast.Pow, ast.LShift)):
+        if isinstance(op, (ast.Mult, ast.Pow, ast.LShift)) and "words" in self.fx.fast_paths:
             b = _bits(ast.BinOp(left=left, op=op, right=right), num)
             if b is not None and b <= MAX_INT_BITS:
                 return None  # ints whose bounds keep the result small (`_bits`)

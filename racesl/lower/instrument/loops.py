@@ -49,7 +49,8 @@ class _Loops:
         if isinstance(it, ast.Name) and it.id in self.scope.sized and list_ok:
             return [_assign(n, _call(abi.LEN, [_name(it.id)]), ref)], it.id
         t = self.tmp("i")
-        if (_is_call_to(it, {"range"}) and "range" not in self.scope.locals and len(it.args) == 1
+        if ("range_len" in self.fast_paths and _is_call_to(it, {"range"}) and "range" not in self.scope.locals
+                and len(it.args) == 1
                 and not it.keywords and (b := _bits(it.args[0], self.scope.num)) is not None
                 and b <= WORD_BITS):
             pre, v = self._expr_hoisted(it.args[0], ref, "a")
@@ -92,7 +93,7 @@ class _Loops:
         outer_refund, self.refund = self.refund, None
         try:
             early = _has_break(s.body) or _has_return(s.body)
-            if not fast or (early and not _pure(s.body, self.scope.locals)):
+            if not fast or "counted" not in self.fast_paths or (early and not _pure(s.body, self.scope.locals)):
                 pre, it = self._expr_hoisted(s.iter, s, "i")
                 orelse = self.block(s.orelse, fast) if s.orelse else []
                 loop = _loc(ast.For(target=s.target, iter=it, body=[*_tick(s), *self.block(s.body, fast)],
@@ -109,7 +110,7 @@ class _Loops:
         pre: list[ast.stmt] = []
         n = self.tmp("n")
         fast_body_src = _clone(s.body)
-        per_iter = 1 + (0 if early else _fold_in(fast_body_src))
+        per_iter = 1 + (0 if early or "fold_in" not in self.fast_paths else _fold_in(fast_body_src))
         if kind is not None:
             sources = it0.args if kind != "enumerate" else it0.args[:1]
             oks = [scope.list_ok(a, s.body, scope.locals) for a in sources]

@@ -36,17 +36,44 @@ def _deep_trees():
 _TREE_RECURSION = 100_000
 
 
+# The fast paths `instrument` may take (docs/fuel.md, "Fast paths and the reference meter"):
+# each charges what the plain, per-step path charges, sooner or in fewer operations.
+FAST_PATHS = frozenset({
+    "counted",    # `for` charged its length on entry (shapes B and C)
+    "fold_in",    # literal `in` tests paid with the loop's or comprehension's charge
+    "range_len",  # `range(k)`'s length taken from k
+    "ahead",      # a statement's first comprehension charged to the local counter (ahead.py)
+    "leaf",       # ... and the leaf calls of its elements evaluated in place
+    "join",       # ... and a join of short texts not measured
+    "rows",       # ... and the rows of a nested comprehension charged with it
+    "inline",     # builtin and `in` charges to the local counter, inline
+    "short",      # ... without a size test for parameters declared short
+    "words",      # no guard on arithmetic whose bounds keep it small (`_bits`, `_len_bound`)
+})
+
+
 def instrument(module: ast.Module, *,
-               int_params: Mapping[str, Mapping[str, ParamFacts] | Iterable[str]] = {}) -> ast.Module:
+               int_params: Mapping[str, Mapping[str, ParamFacts] | Iterable[str]] = {},
+               optimize: bool | Iterable[str] = True) -> ast.Module:
     """A new module implementing fuel, size guards and the recursion bound (docs/fuel.md);
     `module` is not modified. `int_params[f]`: what the declared types of f's parameters
     promise, {parameter: ParamFacts} (racesl.lower.module.param_facts), or the same as marks
-    (`{"n", "xs[]", "s#:20"}`: facts.py)."""
+    (`{"n", "xs[]", "s#:20"}`: facts.py). `optimize=False` gives the reference meter: every
+    construct takes the plain, per-step path (no FAST_PATHS) and reports the same steps; a
+    collection of FAST_PATHS names takes only those (benchmarks/fuel_parts.py)."""
+    if optimize is True:
+        fast = FAST_PATHS
+    elif optimize is False:
+        fast = frozenset()
+    else:
+        fast = frozenset(optimize)
+        if not fast <= FAST_PATHS:
+            raise ValueError(f"unknown fast paths: {sorted(fast - FAST_PATHS)}")
     with _deep_trees():
-        return _instrument(module, int_params)
+        return _instrument(module, int_params, fast)
 
 
-def _instrument(module, int_params):
+def _instrument(module, int_params, fast):
     mod = _clone(module)
     counter = count(1)
     body = []
@@ -59,8 +86,8 @@ def _instrument(module, int_params):
     for fn in mod.body:
         facts = as_facts(int_params.get(fn.name, ()))
         entry = _clone(fn)
-        body.append(_Fx(fn, facts, counter, funcs, leaves=leaves).run())
-        body.append(_Fx(entry, facts, counter, funcs, entry=True, leaves=leaves).run())
+        body.append(_Fx(fn, facts, counter, funcs, leaves=leaves, fast_paths=fast).run())
+        body.append(_Fx(entry, facts, counter, funcs, entry=True, leaves=leaves, fast_paths=fast).run())
     mod.body = body
     return ast.fix_missing_locations(mod)
 

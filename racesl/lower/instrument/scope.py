@@ -22,16 +22,15 @@ from racesl.lower.instrument.facts import (
 )
 from racesl.lower.instrument.syntax import _BUILTINS, _is_call_to, _is_fresh, _target_names, _walk_many
 from racesl.runtime.limits import MAX_FUEL
+from racesl.types import builtins as B
 
 CHAR = "'"  # in the inference's set: a name that only ever holds a character of a Str parameter
 # a counter: assigned ints of at most _COUNTER_BITS bits, moved by `+=`/`-=` of at most
 # _STEP_BITS bits; at most MAX_FUEL + 1 moves an execution keep it within WORD_BITS
 _COUNTER_BITS, _STEP_BITS, _STEP = 60, 10, "step"
 assert (1 << _COUNTER_BITS) + ((MAX_FUEL + 1) << _STEP_BITS) < 1 << (WORD_BITS - 1)
-_NUM_CALLS = frozenset({"len", "ord", "abs", "int", "bool", "pow"})
-_NUM_METHODS = frozenset({"count", "find", "index", "rfind", "rindex", "isalpha", "isdigit",
-                          "islower", "isupper", "isspace", "isalnum", "startswith", "endswith",
-                          "randint"})
+_NUM_CALLS = B.NUMBER_BUILTINS
+_NUM_METHODS = B.NUMBER_METHODS
 
 
 def _is_num(e, num) -> bool:
@@ -138,8 +137,7 @@ def _bits(e, num) -> int | None:
     return None
 
 
-_STR_METHODS = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "replace", "join", "zfill",
-                          "title", "capitalize", "swapcase", "center", "ljust", "rjust"})
+_STR_METHODS = B.TEXT_METHODS
 
 
 def _is_str(e, num) -> bool:
@@ -162,13 +160,13 @@ def _is_str(e, num) -> bool:
         return _is_str(e.body, num) and _is_str(e.orelse, num)
     if isinstance(e, ast.Call):
         f = e.func  # (builtin names cannot be rebound: E508; only a str has these methods)
-        return (isinstance(f, ast.Name) and f.id in ("str", "chr", "hex", "bin")
+        return (isinstance(f, ast.Name) and f.id in B.TEXT_BUILTINS
                 or isinstance(f, ast.Attribute) and f.attr in _STR_METHODS)
     return False
 
 
-_SIZED_CALLS = frozenset({"list", "tuple", "set", "dict", "sorted", "str", "chr", "hex", "bin"})
-_SIZED_METHODS = _STR_METHODS | {"keys", "values", "items", "split", "copy"}
+_SIZED_CALLS = B.SIZED_BUILTINS
+_SIZED_METHODS = B.SIZED_METHODS
 
 
 def _is_sized(e, num, sized) -> bool:

@@ -55,8 +55,9 @@ class _Fx(_Loops, _Ahead):
     """Rewrites one function."""
 
     def __init__(self, fn: ast.FunctionDef, params: Mapping[str, ParamFacts], counter, funcs,
-                 entry: bool = False, leaves: dict | None = None):
+                 entry: bool = False, leaves: dict | None = None, fast_paths: frozenset[str] = frozenset()):
         self.fn = fn
+        self.fast_paths = fast_paths  # the fast paths this rewrite may take (rewrite.FAST_PATHS)
         self.entry = entry
         self.leaves = leaves or {}
         self.scope = _Scope(fn, params, funcs, entry,

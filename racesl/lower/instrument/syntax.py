@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import ast
 
-from racesl.runtime.builtins import BUILTIN_NAMES
+from racesl.types import builtins as B
 
-_BUILTINS = frozenset(BUILTIN_NAMES)
+_BUILTINS = frozenset(e.name for e in B.builtins())
 _CONSTS = frozenset({"True", "False", "None"})
 # consumers that take every element of a generator passed straight to them
-_FULL = frozenset({"sum", "list", "tuple", "set", "dict", "sorted", "max", "min"})
-_INLINE_CHARGED = frozenset({"sum", "max", "min", "any", "all", "sorted", "list", "tuple", "set"})
-_FRESH_CALLS = frozenset({"list", "sorted", "dict", "set", "tuple"})
-_FRESH_METHODS = frozenset({"split", "copy"})
+_FULL = B.DRAINING_BUILTINS
+_INLINE_CHARGED = B.INLINE_BUILTINS
+_FRESH_CALLS = B.FRESH_BUILTINS
+_FRESH_METHODS = B.FRESH_METHODS
 _SMALL = 1 << 64
 _LIT_MAX = 256
-_PLAIN_CALLS = frozenset({"len", "abs", "ord", "chr", "bool", "int", "str", "divmod", "hex", "bin",
-                          "pow", "range"})
-_SPECIAL_ITERS = ("enumerate", "zip", "reversed")
+_PLAIN_CALLS = B.FREE_BUILTINS
+_SPECIAL_ITERS = B.ITER_BUILTINS
 
 
 def _lambda_key(call):

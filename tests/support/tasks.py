@@ -78,6 +78,17 @@ env halve(n: Nat) -> Nat:
     return n // 2
 '''
 
+# a toy library of four environments (the rewards and CLI tests)
+TOY = toy_library("shop", '''\
+env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
+    """Add {k} to n."""
+    return min(n + k, 300)
+''', TRIPLE, '''\
+env sub_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
+    """Subtract {k} from n, stopping at 0."""
+    return max(n - k, 0)
+''', HALVE)
+
 
 def one_per_operator(records: list[dict]) -> dict[str, dict]:
     out: dict[str, dict] = {}

@@ -1,0 +1,266 @@
+"""The builtins and methods a body may call: one table, the facts every stage reads.
+
+The checker (racesl.check.names: which calls are allowed, with which arguments), the
+lowering (racesl.lower.instrument: which calls it charges, guards and may reason about),
+the runtime (racesl.runtime.builtins: what it binds), the language server (completion,
+with arity) and docs/language.md §4.3–4.4 all derive their lists from ENTRIES, and
+tests/types/test_builtins_table.py checks that no other list of these names exists.
+
+A method the checker allows is one the lowering knows how to charge and guard; a method
+the table lacks is refused everywhere. To add one: one entry here (and, where its guard is
+a runtime wrapper, the wrapper in racesl.runtime.guards).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+# how fuel is charged (docs/fuel.md, "Charges"), as the instrumenter and runtime do it
+COSTS = (
+    "free",  # no fuel: CPython's own call, or a guarded wrapper that charges nothing
+    "arg",  # len of its (sized) first argument, before it runs, through the box (`_races_bi_<name>`)
+    "arg_inline",  # the same, and may be charged on the function's local counter inline
+    "shortest",  # len of its shortest sized argument (zip)
+    "receiver",  # len of the receiver (list.sort)
+)
+# which size or width guard keeps its result within the limits (racesl.runtime.limits)
+GUARDS = (
+    "none",  # its result is bounded by its arguments' size
+    "int_bits",  # the Int it builds may not pass MAX_INT_BITS (g_int, g_pow)
+    "render",  # the text it renders is size-checked (g_str)
+    "arg_len",  # a sized argument (receiver, for sort) over MAX_LEN is refused before it runs
+    "arg_len+result_len",  # that, and a result built from an unsized argument is checked after
+    "join_len",  # the text it would build may not pass MAX_LEN (g_join)
+    "result_len",  # the runtime wrapper `_races_meth_<name>` refuses a result over MAX_LEN
+    "width",  # the runtime wrapper refuses a width argument over MAX_LEN (zfill)
+    "count",  # the receiver refuses a count over MAX_LEN (rng.sample, in SafeRng)
+)
+# what the call evaluates to (what the lowering's inference may assume of it)
+RESULTS = ("int", "bool", "str", "list", "tuple", "set", "dict", "view", "range", "iter",
+           "elem", "none", "any")
+RECEIVERS = ("Str", "List", "Dict", "Tuple", "rng")  # Sets have no methods
+
+
+def _receiver(_inst, _attr, value):
+    if value is not None and value not in RECEIVERS:
+        raise ValueError(f"unknown receiver {value!r}")
+
+
+def _one_of(choices):
+    def check(_inst, attr, value):
+        if value not in choices:
+            raise ValueError(f"{attr.name}: {value!r} is not one of {choices}")
+    return check
+
+
+@attrs.frozen
+class Entry:
+    """One builtin (receiver None) or one method of one receiver type."""
+
+    name: str
+    # None: a builtin; else the receiver type the checker allows the method on
+    receiver: str | None = attrs.field(validator=_receiver)
+    # positional arguments: the checker's arity test (E504), the completion's "· n arguments"
+    min_args: int
+    max_args: int | None  # None: any number
+    # the keywords the checker accepts (anything else is E504)
+    keywords: frozenset[str] = attrs.field(converter=frozenset)
+    # how fuel is charged: the lowering routes a non-free call to its charging form
+    cost: str = attrs.field(validator=_one_of(COSTS))
+    # the guard that bounds what it builds: a method with a runtime wrapper is routed to it
+    guard: str = attrs.field(validator=_one_of(GUARDS))
+    # what it returns: the lowering takes int/bool results as numbers, str as text, a
+    # container as sized (and, but for dict views, as a fresh object), iter as a lazy source
+    result: str = attrs.field(validator=_one_of(RESULTS))
+    # a generator argument is consumed whole (the lowering charges it as one source)
+    drains: bool = False
+    # it changes its receiver in place (racesl.lower.effects must know it)
+    mutates: bool = False
+    # whether the lowering's inference reads `result` (False: not yet — `all any divmod
+    # rng.sample`, which the inference has never used; turning it on changes the emitted
+    # code (rng.sample: stdlib's samplers), a change to make and measure on its own)
+    infer: bool = True
+
+    @property
+    def is_method(self) -> bool:
+        return self.receiver is not None
+
+
+def _b(name, lo, hi, kw=(), cost="free", guard="none", result="any", drains=False, infer=True):
+    return Entry(name, None, lo, hi, kw, cost, guard, result, drains, infer=infer)
+
+
+def _m(receiver, name, lo, hi, kw=(), cost="free", guard="none", result="any", mutates=False, infer=True):
+    return Entry(name, receiver, lo, hi, kw, cost, guard, result, mutates=mutates, infer=infer)
+
+
+_ALL1 = "arg_len+result_len"
+ENTRIES: tuple[Entry, ...] = (
+    # builtins (docs/language.md §4.3)
+    _b("abs", 1, 1, result="int"),
+    _b("all", 1, 1, cost="arg_inline", guard="arg_len", result="bool", infer=False),
+    _b("any", 1, 1, cost="arg_inline", guard="arg_len", result="bool", infer=False),
+    _b("bin", 1, 1, result="str"),
+    _b("bool", 0, 1, result="bool"),
+    _b("chr", 1, 1, result="str"),
+    _b("divmod", 2, 2, result="tuple", infer=False),
+    _b("enumerate", 1, 2, {"start"}, cost="arg", guard="arg_len", result="iter"),
+    _b("hex", 1, 1, result="str"),
+    _b("int", 0, 2, {"base"}, guard="int_bits", result="int"),
+    _b("len", 1, 1, result="int"),
+    _b("list", 0, 1, cost="arg_inline", guard=_ALL1, result="list", drains=True),
+    _b("max", 1, None, {"key", "default"}, cost="arg_inline", guard="arg_len", result="elem", drains=True),
+    _b("min", 1, None, {"key", "default"}, cost="arg_inline", guard="arg_len", result="elem", drains=True),
+    _b("ord", 1, 1, result="int"),
+    _b("pow", 2, 3, guard="int_bits", result="int"),
+    _b("range", 1, 3, result="range"),
+    _b("reversed", 1, 1, cost="arg", guard="arg_len", result="iter"),
+    _b("sorted", 1, 1, {"key", "reverse"}, cost="arg_inline", guard=_ALL1, result="list", drains=True),
+    _b("str", 0, 1, guard="render", result="str"),
+    _b("sum", 1, 2, {"start"}, cost="arg_inline", guard="arg_len", result="any", drains=True),
+    _b("tuple", 0, 1, cost="arg_inline", guard=_ALL1, result="tuple", drains=True),
+    _b("zip", 0, None, cost="shortest", guard="arg_len", result="iter"),
+    _b("set", 0, 1, cost="arg_inline", guard=_ALL1, result="set", drains=True),
+    _b("dict", 0, 1, cost="arg", guard=_ALL1, result="dict", drains=True),
+    # Str methods
+    _m("Str", "upper", 0, 0, result="str"),
+    _m("Str", "lower", 0, 0, result="str"),
+    _m("Str", "isalpha", 0, 0, result="bool"),
+    _m("Str", "isdigit", 0, 0, result="bool"),
+    _m("Str", "islower", 0, 0, result="bool"),
+    _m("Str", "isupper", 0, 0, result="bool"),
+    _m("Str", "split", 0, 2, {"sep", "maxsplit"}, result="list"),
+    _m("Str", "join", 1, 1, cost="arg_inline", guard="join_len", result="str"),
+    _m("Str", "replace", 2, 3, guard="result_len", result="str"),
+    _m("Str", "strip", 0, 1, result="str"),
+    _m("Str", "startswith", 1, 3, result="bool"),
+    _m("Str", "endswith", 1, 3, result="bool"),
+    _m("Str", "find", 1, 3, result="int"),
+    _m("Str", "count", 1, 3, result="int"),
+    _m("Str", "index", 1, 3, result="int"),
+    _m("Str", "zfill", 1, 1, guard="width", result="str"),
+    _m("Str", "title", 0, 0, result="str"),
+    _m("Str", "swapcase", 0, 0, result="str"),
+    # List methods
+    _m("List", "append", 1, 1, result="none", mutates=True),
+    _m("List", "extend", 1, 1, guard="result_len", result="none", mutates=True),
+    _m("List", "pop", 0, 1, result="elem", mutates=True),
+    _m("List", "insert", 2, 2, guard="result_len", result="none", mutates=True),
+    _m("List", "index", 1, 3, result="int"),
+    _m("List", "count", 1, 1, result="int"),
+    _m("List", "reverse", 0, 0, result="none", mutates=True),
+    _m("List", "sort", 0, 0, {"key", "reverse"}, cost="receiver", guard="arg_len", result="none", mutates=True),
+    _m("List", "copy", 0, 0, result="list"),
+    # Dict methods
+    _m("Dict", "get", 1, 2, result="elem"),
+    _m("Dict", "keys", 0, 0, result="view"),
+    _m("Dict", "values", 0, 0, result="view"),
+    _m("Dict", "items", 0, 0, result="view"),
+    _m("Dict", "setdefault", 1, 2, result="elem", mutates=True),
+    _m("Dict", "pop", 1, 2, result="elem", mutates=True),
+    _m("Dict", "copy", 0, 0, result="dict"),
+    # Tuple methods
+    _m("Tuple", "index", 1, 3, result="int"),
+    _m("Tuple", "count", 1, 1, result="int"),
+    # the sampler's `rng` (racesl.runtime.builtins.SafeRng; samplers only)
+    _m("rng", "randint", 2, 2, result="int"),
+    _m("rng", "choice", 1, 1, result="elem"),
+    _m("rng", "sample", 2, 2, guard="count", result="list", infer=False),
+    _m("rng", "shuffle", 1, 1, result="none"),
+)
+
+_NUMBER = ("int", "bool")
+_CONTAINER = ("list", "tuple", "set", "dict")
+_SIZED = ("str", "view") + _CONTAINER
+
+
+def builtins() -> tuple[Entry, ...]:
+    return tuple(e for e in ENTRIES if e.receiver is None)
+
+
+def builtin(name: str) -> Entry:
+    return next(e for e in builtins() if e.name == name)
+
+
+def methods(receiver: str) -> tuple[Entry, ...]:
+    return tuple(e for e in ENTRIES if e.receiver == receiver)
+
+
+def builtin_names_where(pred) -> frozenset[str]:
+    """The builtins `pred(entry)` holds for."""
+    return frozenset(e.name for e in builtins() if pred(e))
+
+
+def method_names(pred=lambda e: True) -> frozenset[str]:
+    """Method names `pred` holds for on every receiver that has them: the lowering sees an
+    attribute's name, not its receiver's type, so a fact about a name must hold for all."""
+    by_name: dict[str, list[Entry]] = {}
+    for e in ENTRIES:
+        if e.receiver is not None:
+            by_name.setdefault(e.name, []).append(e)
+    return frozenset(n for n, es in by_name.items() if all(pred(e) for e in es))
+
+
+def methods_all() -> dict[str, tuple[int, int | None, frozenset[str]]]:
+    """Every method of the body's receivers (not rng's), arities merged: what the checker
+    allows on a value of unknown type."""
+    out: dict[str, tuple[int, int | None, frozenset[str]]] = {}
+    for e in ENTRIES:
+        if e.receiver is None or e.receiver == "rng":
+            continue
+        lo, hi, kw = out.get(e.name, (e.min_args, e.max_args, e.keywords))
+        top = None if hi is None or e.max_args is None else max(hi, e.max_args)
+        out[e.name] = (min(lo, e.min_args), top, kw | e.keywords)
+    return out
+
+
+def _result(kinds):
+    return lambda e: e.infer and e.result in kinds
+
+
+# the lowering's views (racesl.lower.instrument reads these)
+NUMBER_BUILTINS = builtin_names_where(_result(_NUMBER))
+NUMBER_METHODS = method_names(_result(_NUMBER))
+TEXT_BUILTINS = builtin_names_where(_result(("str",)))
+TEXT_METHODS = method_names(_result(("str",)))
+SIZED_BUILTINS = builtin_names_where(_result(_SIZED))
+SIZED_METHODS = method_names(_result(_SIZED))
+FRESH_BUILTINS = builtin_names_where(_result(_CONTAINER))
+FRESH_METHODS = method_names(_result(_CONTAINER))
+FREE_BUILTINS = builtin_names_where(lambda e: e.cost == "free")
+CHARGING_BUILTINS = builtin_names_where(lambda e: e.cost != "free")
+ONE_ARG_BUILTINS = builtin_names_where(lambda e: e.cost in ("arg", "arg_inline"))
+INLINE_BUILTINS = builtin_names_where(lambda e: e.cost == "arg_inline")
+DRAINING_BUILTINS = builtin_names_where(lambda e: e.drains)
+UNCHECKED_RESULT_BUILTINS = builtin_names_where(lambda e: e.drains and e.guard == "arg_len")
+MATERIALIZING_BUILTINS = builtin_names_where(lambda e: e.guard == "arg_len+result_len")
+ITER_BUILTINS = builtin_names_where(_result(("iter",)))
+WRAPPED_METHODS = method_names(lambda e: e.guard in ("result_len", "width"))
+MUTATING_METHODS = frozenset(e.name for e in ENTRIES if e.mutates)
+
+
+def arity_text(lo: int, hi: int | None) -> str:
+    """"1", "0..2", "1..": the arity as completion shows it."""
+    return f"{lo}" if lo == hi else f"{lo}..{hi if hi is not None else ''}"
+
+
+def docs_builtins(width: int = 88) -> str:
+    """docs/language.md §4.3's list of builtins (a fenced block's body)."""
+    lines = [""]
+    for name in sorted(e.name for e in builtins()):
+        if lines[-1] and len(lines[-1]) + 2 + len(name) > width:
+            lines.append("")
+        lines[-1] += f"  {name}" if lines[-1] else name
+    return "\n".join(lines)
+
+
+_DOC_RECEIVERS = (("Str", "`Str`", ""), ("List", "`List`", ""), ("Dict", "`Dict`", ""),
+                  ("Tuple", "`Tuple`", ""), ("rng", "sampler `rng`", " (samplers only)"))
+
+
+def docs_methods() -> str:
+    """docs/language.md §4.4's table of methods per receiver."""
+    rows = ["| receiver | methods |", "|---|---|"]
+    for r, shown, note in _DOC_RECEIVERS:
+        rows.append(f"| {shown} | `{' '.join(e.name for e in methods(r))}`{note} |")
+    return "\n".join(rows)
