@@ -68,3 +68,31 @@ def compare(chunk: Chunk, diags) -> list[str]:
             problems.append(f"{chunk.file.name}:{chunk.first_line + d.span.line - 1}: unexpected "
                             f"{d.code}: {d.message}")
     return problems
+
+
+# ------------------------------------------------------------------ snapshots of emitted text
+
+UPDATE_ENV = "RACESL_UPDATE_GOLDEN"
+
+
+def snapshot_problem(path: Path, text: str, regenerate: str) -> str | None:
+    """Compare `text` with the snapshot file `path`, exactly; a unified diff when they
+    differ (or the file is missing), None when equal. With RACESL_UPDATE_GOLDEN=1 in the
+    environment the file is (re)written instead. `regenerate` is the command to show."""
+    import difflib
+    import os
+
+    if os.environ.get(UPDATE_ENV) == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        return None
+    how = f"if the change is intended, regenerate with: {UPDATE_ENV}=1 {regenerate}"
+    if not path.exists():
+        return f"snapshot {path} is missing; {how}"
+    old = path.read_text(encoding="utf-8")
+    if old == text:
+        return None
+    diff = "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
+                                        f"{path.name} (snapshot)", f"{path.name} (emitted now)"))
+    return f"emitted code differs from snapshot {path}:\n{diff}\n{how}"

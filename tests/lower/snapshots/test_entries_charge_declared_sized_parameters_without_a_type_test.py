@@ -1,0 +1,77 @@
+# Snapshot of the code emitted for tests/lower/test_instrument.py::test_entries_charge_declared_sized_parameters_without_a_type_test.
+# Generated; regenerate with: RACESL_UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q -p no:randomly tests/lower/test_instrument.py
+# ruff: noqa
+
+
+# ==============================================================================
+# case 0: trusted=True
+# int_params: f: ['xs#']
+# input:
+#   def f(xs):
+#       return sorted(xs)[0]
+
+def f(_races_fuel, _races_depth, xs):
+    _races_f = _races_fuel[0] - 1
+    if _races_f < 0:
+        _races_entry_fail(_races_f, _races_depth)
+    _races_r = ((_races_sorted(_races_t1) if _races_type(_races_t1) in _races_SZ else _races_g_szl(_races_sorted(_races_t1))) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := xs)) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2))[0]
+    _races_fuel[0] = _races_f
+    return _races_r
+
+def _races_entry__f(xs, _races_wall=None, _races_f=0, _races_meter=None):
+    _races_r = (_races_sorted(_races_t3) if ((_races_t4 := _races_len((_races_t3 := xs))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4))[0]
+    _races_meter[0] = _races_f
+    return _races_r
+
+
+# ==============================================================================
+# case 1: trusted=True
+# int_params: f: ['xs#']
+# input:
+#   def f(xs):
+#       return sum(xs) + len(xs)
+
+def f(_races_fuel, _races_depth, xs):
+    _races_f = _races_fuel[0] - 1
+    if _races_f < 0:
+        _races_entry_fail(_races_f, _races_depth)
+    _races_r = (_races_sum(_races_t1) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := xs)) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2)) + len(xs)
+    _races_fuel[0] = _races_f
+    return _races_r
+
+def _races_entry__f(xs, _races_wall=None, _races_f=0, _races_meter=None):
+    _races_r = (_races_sum(_races_t3) if ((_races_t4 := _races_len((_races_t3 := xs))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4)) + len(xs)
+    _races_meter[0] = _races_f
+    return _races_r
+
+
+# ==============================================================================
+# case 2: trusted=False
+# int_params: f: ['xs#']
+# input:
+#   def f(xs):
+#       xs = g(xs)
+#       return sorted(xs)[0]
+
+def f(_races_fuel, _races_depth, xs):
+    _races_f = _races_fuel[0] - 1
+    if _races_f < 0 or _races_depth > 200:
+        _races_entry_fail(_races_f, _races_depth)
+    _races_fuel[0] = _races_f
+    xs = g(_races_fuel, _races_depth + 1, xs)
+    _races_f = _races_fuel[0]
+    _races_r = ((_races_sorted(_races_t1) if _races_type(_races_t1) in _races_SZ else _races_g_szl(_races_sorted(_races_t1))) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := xs)) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2))[0]
+    _races_fuel[0] = _races_f
+    return _races_r
+
+def _races_entry__f(xs, _races_wall=None, _races_f=0, _races_meter=None):
+    if not _races_wd.depth:
+        return _races_enter_slow(f, _races_wall, _races_f, _races_meter, xs)
+    _races_fuel = _races_meter
+    _races_depth = 0
+    _races_fuel[0] = _races_f
+    xs = g(_races_fuel, _races_depth + 1, xs)
+    _races_f = _races_fuel[0]
+    _races_r = ((_races_sorted(_races_t3) if _races_type(_races_t3) in _races_SZ else _races_g_szl(_races_sorted(_races_t3))) if ((_races_t4 := (_races_len(_races_t3) if _races_type((_races_t3 := xs)) in _races_SZ else _races_clen(_races_t3))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4))[0]
+    _races_meter[0] = _races_f
+    return _races_r
