@@ -94,6 +94,7 @@ CODES: dict[str, str] = {
     "E110": "unexpected end of file",
     "E111": "invalid f-string",
     "E112": "file too large",
+    "E113": "integer literal too long",
     # modules and names
     "E200": "unknown name",
     "E201": "duplicate definition",

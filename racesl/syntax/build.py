@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast as pyast
 import re
+import sys
 import warnings
 from typing import Callable
 
@@ -357,13 +358,20 @@ class Builder(Transformer_NonRecursive):
     def int(self, meta, c):
         t = c[0]
         text = str(t)
-        if len(text) > 1 and text[0] == "0" and text[1].isdigit() and text.strip("0_"):
+        leading_zeros = len(text) > 1 and text[0] == "0" and text[1].isdigit() and text.strip("0_")
+        if leading_zeros:
             self._err("E100", "leading zeros are not allowed in decimal numbers", tok_span(t),
                       hint=f"write {text.lstrip('0_') or '0'}, or 0o{text.lstrip('0_')} for octal")
         try:
             value = int(text, 0)
-        except ValueError:
+        except ValueError:  # leading zeros (E100 above), or past CPython's digit limit: never read as 0
             value = 0
+            if not leading_zeros:
+                digits = len(text.replace("_", ""))
+                self._err("E113", f"this decimal literal has {digits:,} digits; CPython reads at most "
+                          f"{sys.get_int_max_str_digits():,}", tok_span(t),
+                          hint="a number that long is past the runtime's int size bound anyway "
+                               "(docs/language.md, size limits): use a smaller one")
         return A.Const(value, tok_span(t))
 
     def float(self, meta, c):

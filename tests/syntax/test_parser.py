@@ -99,3 +99,17 @@ def test_lexer_handles_every_token_kind():
     toks, diags = tokenize("x = 'a' + \"b\" + '''c''' + r'\\d' + f'{x}' + 0x1f\n")
     assert diags == []
     assert [t.kind for t in toks][-3:] == ["INT", "NEWLINE", "EOF"]
+
+
+@pytest.mark.parametrize("digits,code", [(4300, None), (4301, "E113"), (5001, "E113")])
+def test_a_decimal_literal_cpython_cannot_read_is_refused_where_it_stands(digits, code):
+    src = f"env f(n: Int) -> Int:\n    \"\"\"Return n plus a big number.\"\"\"\n    return n + {'9' * digits}\n"
+    mod, diags = parse_module(src, "big.races")
+    assert [d.code for d in diags] == ([code] if code else [])
+    if code:
+        (d,) = diags
+        assert (d.span.line, d.span.col) == (3, 16) and f"{digits:,} digits" in d.message
+        assert "smaller" in d.hint
+    else:  # read exactly, never as 0
+        ret = mod.items[0].body[-1]
+        assert ret.value.right.value == int("9" * digits)
