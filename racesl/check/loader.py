@@ -44,12 +44,17 @@ def search_path(importer: Path | None, include: list[Path]) -> list[Path]:
 BUNDLED = "stdlib"  # the name of the bundled standard library wherever a path is expected
 
 
+def _names_bundled(p: Path) -> bool:
+    """A relative path whose first part is `stdlib`."""
+    return not p.is_absolute() and p.parts[:1] == (BUNDLED,)
+
+
 def locate(path: str | Path) -> Path:
     """`path` as given, or, for `stdlib` and `stdlib/MODULE[.races]` when no such local
     path exists, the bundled library's copy: a pip user's `racesc check stdlib` works from
     any folder, while a local folder named `stdlib` still wins."""
     p = Path(path)
-    if p.exists() or not p.parts or p.parts[0] != BUNDLED or p.is_absolute():
+    if p.exists() or not _names_bundled(p):
         return p
     found = resources.stdlib_dir().joinpath(*p.parts[1:])
     if not found.exists() and found.suffix != ".races":
@@ -64,7 +69,7 @@ def source_notes(paths: list[str | Path]) -> list[str]:
     bundled = resources.stdlib_dir().resolve()
     for given in dict.fromkeys(map(str, paths)):
         p = Path(given)
-        if not p.parts or p.parts[0] != BUNDLED or p.is_absolute():
+        if not _names_bundled(p):
             continue
         if not p.exists():
             if locate(p) != p:
@@ -152,7 +157,7 @@ class Loader:
             text, mod, diags = self.read_module(path)
         except OSError as e:
             hint = (f"the bundled library's modules: {', '.join(sorted(q.stem for q in resources.stdlib_dir().glob('*.races')))}"
-                    if path.parts[:1] == (BUNDLED,) else "check the path; `stdlib` names the bundled library")
+                    if _names_bundled(path) else "check the path; `stdlib` names the bundled library")
             self.diagnostics.append(Diagnostic("E202", f"cannot read {path}: {e.strerror}", Span(1, 1, 1, 1), str(path),
                                                hint=hint))
             return None

@@ -79,16 +79,17 @@ def make_client():
     return client
 
 
-async def wait_for(client, uri: str, predicate=lambda p: True, timeout: float = 20.0):
-    """The first publishDiagnostics for `uri` (already received or coming) that satisfies `predicate`."""
+async def wait_for(client, uri: str, predicate=lambda p: True, timeout: float = 20.0, after: int = 0):
+    """The first publishDiagnostics for `uri` (already received or coming), past the first
+    `after` received, that satisfies `predicate`."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
-    seen = 0
+    seen = after
     while True:
         for p in client.published[seen:]:
             if p.uri == uri and predicate(p):
                 return p
-        seen = len(client.published)
+        seen = max(seen, len(client.published))
         left = end - loop.time()
         if left <= 0:
             raise TimeoutError(f"no matching diagnostics for {uri}; last: {client.diagnostics.get(uri)}")

@@ -17,7 +17,7 @@ import pytest_lsp  # noqa: E402
 
 from racesl.lsp.sampling import SOURCE, Sampling, from_json, probe_document, to_json  # noqa: E402
 from tests.lsp.conftest import (  # noqa: E402
-    PUBLISH, make_client, open_doc, replace_all, server_command, server_env, wait_for,
+    make_client, open_doc, replace_all, server_command, server_env, wait_for,
 )
 
 on_server = pytest.mark.asyncio(loop_scope="module")  # (one server for the module's client tests)
@@ -65,20 +65,7 @@ def sampled(p) -> list[L.Diagnostic]:
 
 async def next_publish(client, uri: str, after: int, predicate=lambda p: True, timeout: float = 60.0):
     """The first publishDiagnostics for `uri` received after the first `after` ones."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while True:
-        for p in client.published[after:]:
-            if p.uri == uri and predicate(p):
-                return p
-        after = max(after, len(client.published))
-        left = end - loop.time()
-        if left <= 0:
-            raise TimeoutError(f"no matching diagnostics for {uri}; last: {client.diagnostics.get(uri)}")
-        try:
-            await asyncio.wait_for(client.wait_for_notification(PUBLISH), left)
-        except asyncio.TimeoutError:
-            pass
+    return await wait_for(client, uri, predicate, timeout, after=after)
 
 
 def save(client, path, uri: str, text: str) -> int:
