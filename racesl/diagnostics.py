@@ -95,6 +95,7 @@ CODES: dict[str, str] = {
     "E111": "invalid f-string",
     "E112": "file too large",
     "E113": "integer literal too long",
+    "E114": "text not encodable as UTF-8",
     # modules and names
     "E200": "unknown name",
     "E201": "duplicate definition",
@@ -131,6 +132,7 @@ CODES: dict[str, str] = {
     "E506": "not callable",
     "E507": "missing return",
     "E508": "assignment to a reserved name",
+    "E509": "value without a text form",
     # running environments (racesc check)
     "E600": "contract violation",
     "E601": "nondeterministic environment",

@@ -13,6 +13,7 @@ from racesl.diagnostics import Diagnostic, Severity, Span
 from racesl.syntax import ast as A
 from racesl.text import article, plural
 from racesl.types import types as T
+from racesl.types.builtins import ITER_BUILTINS
 
 
 @attrs.define
@@ -169,7 +170,8 @@ def _short(e: A.Expr) -> str:
     """An operand as hint text: a name as it is, anything longer as `x`."""
     if isinstance(e, A.Name):
         return e.id
-    if isinstance(e, A.Const) and not isinstance(e.value, bool):
+    if isinstance(e, A.Const) and not isinstance(e.value, bool) and \
+            not (isinstance(e.value, int) and e.value.bit_length() > 64):  # (repr fails past 4,300 digits)
         return repr(e.value)
     return "x"
 
@@ -493,8 +495,33 @@ class BodyChecker:
 
     # ------------------------------------------------------------ the order of sets (E601)
 
+    def _opaque(self, e: A.Expr) -> None:
+        """Report E509 at `e`, about to be rendered (`str`, an f-string field, `%`), when it is
+        a lambda, a generator expression or an iterator a builtin makes (the table's result
+        "iter": zip enumerate reversed), or a display holding one: CPython's text of one
+        shows a memory address, which differs between processes (the runtime refuses the
+        cases the checker cannot see: racesl.runtime.measure.OpaqueText)."""
+        x = e
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (A.ListExpr, A.TupleExpr, A.SetExpr)):
+                stack.extend(x.elts)
+                continue
+            what = ("a lambda" if isinstance(x, A.Lambda)
+                    else "a generator" if isinstance(x, A.Comprehension) and x.kind == "gen"
+                    else f"the iterator {x.func.id}() returns" if isinstance(x, A.Call)
+                    and isinstance(x.func, A.Name) and x.func.id in ITER_BUILTINS and self._is_builtin(x.func.id)
+                    else None)
+            if what is not None:
+                self.err("E509", f"{what} has no text form: its text would show a memory address", x.span,
+                         "render the values it gives, e.g. list(...) of them")
+                return
+
     def _order(self, use: str, e: A.Expr, t: T.Type | None = None, **what) -> None:
         """Report E601 at `e` when it is (`use` = "text": holds) a set whose order may vary."""
+        if use == "text":
+            self._opaque(e)
         t = self.infer(e) if t is None else t
         if not (_holds_unordered(t) if use == "text" else _unordered(t)):
             return

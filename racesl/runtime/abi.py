@@ -52,7 +52,7 @@ LEN_ERRORS = "_races_LEN_ERRORS"  # what `len` of an unsized value raises
 # (for what needs neither charge nor guard at that point: a charge already paid inline,
 # max(a, b), str(number), a loop's own iterators)
 PLAIN = ("sum", "map", "max", "min", "any", "all", "sorted", "list", "tuple", "set", "str", "len",
-         "iter", "enumerate", "zip", "reversed", "type", "int")
+         "iter", "enumerate", "zip", "reversed", "type", "int", "pow")
 
 
 def plain(name: str) -> str:
@@ -71,22 +71,26 @@ REVERSED = "_races_reversed"
 TYPE = "_races_type"  # inline type tests: `_races_type(a) is _races_int`
 INT = "_races_int"
 SEQ = "_races_SEQ"  # str, list, tuple
-TEXT = "_races_TEXT"  # str, int, bool: what an f-string renders without measuring
+TEXT = "_races_TEXT"  # str, bool: what an f-string renders without measuring
 FLAT = "_races_FLAT"  # what `g_deep` passes at once
 
 # ---------------------------------------------------------------- guards
 G_DEEP = "_races_g_deep"
+G_WALK = "_races_g_walk"  # a builtin's argument whose elements it compares or hashes
+G_IN = "_races_g_in"  # the right side of `x in c`, c measured when scanning it for x costs
+G_KEY = "_races_g_key"  # a key= function that is not a lambda: its results measured
 G_ADD = "_races_g_add"
 G_IADD = "_races_g_iadd"
 G_MUL = "_races_g_mul"
 G_IMUL = "_races_g_imul"
 G_POW = "_races_g_pow"
-POW_MOD = "_races_pow_mod"  # three-argument pow: bounded by its modulus
+POW_MOD = "_races_pow_mod"  # three-argument pow: bounded by the work it takes (g_pow_mod)
 G_LSHIFT = "_races_g_lshift"
 G_MOD = "_races_g_mod"
 G_FV = "_races_g_fv"
 G_FMT = "_races_g_fmt"
 G_SZS = "_races_g_szs"
+G_CAT = "_races_g_cat"  # the parts of a long f-string, joined with their total checked
 G_SZL = "_races_g_szl"
 G_POST = "_races_g_post"
 G_JOIN = "_races_g_join"
@@ -105,6 +109,6 @@ def builtin1(name: str) -> str:
 
 
 def method(attr: str) -> str:
-    """`_races_meth_<attr>`: join, sort (charged), replace, zfill, extend, insert
-    (guarded)."""
+    """`_races_meth_<attr>`: join, sort (charged), replace, zfill, extend, insert, the case
+    mappings (guarded: racesl.types.builtins, `Entry.wrapped`)."""
     return f"{PREFIX}meth_{attr}"

@@ -499,25 +499,30 @@ RUNTIME: dict = {
     abi.plain("enumerate"): enumerate,
     abi.plain("zip"): zip,
     abi.REVERSED: reversed,
+    abi.plain("pow"): pow,  # (pow(a, b, m) of operands whose bounds keep it cheap)
     # inline guard fast paths: `(a % b) if _races_type(a) is _races_int else ...`
     abi.TYPE: type,
     abi.INT: int,
     abi.SEQ: frozenset((str, list, tuple)),
-    abi.TEXT: frozenset((str, int, bool)),
+    abi.TEXT: frozenset((str, bool)),  # (an int may be too wide to render: tested apart)
     abi.FLAT: G._FLAT,  # what g_deep passes at once
     # guards
     abi.G_DEEP: G.g_deep,
+    abi.G_WALK: G.g_walk,
+    abi.G_IN: G.g_in,
+    abi.G_KEY: G.g_key,
     abi.G_ADD: G.g_add,
     abi.G_IADD: G.g_iadd,
     abi.G_MUL: G.g_mul,
     abi.G_IMUL: G.g_imul,
     abi.G_POW: G.g_power,
-    abi.POW_MOD: pow,  # three arguments: what g_pow does with them
+    abi.POW_MOD: G.g_pow_mod,  # three arguments: bounded by the work it takes
     abi.G_LSHIFT: G.g_lshift,
     abi.G_MOD: G.g_mod,
     abi.G_FV: G.g_fv,
     abi.G_FMT: G.g_fmt,
     abi.G_SZS: G.g_szs,
+    abi.G_CAT: G.g_cat,
     abi.G_SZL: G.g_szl,
     abi.G_POST: G.g_post,
     abi.G_JOIN: g_join,
@@ -528,6 +533,9 @@ RUNTIME: dict = {
     abi.method("zfill"): G.m_zfill,
     abi.method("extend"): G.m_extend,
     abi.method("insert"): G.m_insert,
+    **{abi.method(name): fn for name, fn in G.case_wrappers(_table.GROWING_METHODS).items()},
+    abi.method("count"): G.m_count,  # (scanning: the argument and receiver measured)
+    abi.method("index"): G.m_index,
     **{abi.builtin(name): fn for name, fn in _CHARGED.items()},
     **{abi.builtin1(name): fn for name, fn in _ONE_ARG.items()},
 }

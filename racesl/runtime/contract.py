@@ -6,7 +6,14 @@
   at every depth holds (`check(pred, value) -> bool` evaluates one predicate); otherwise a
   short message saying where it failed, e.g. `"element 3: 12 violates 0 <= it <= 9"`.
 - `conforms(value, t)`: the shape part only (predicates ignored).
-- `canonical(value)`: the value's `repr`, its one canonical text.
+- `canonical(value)`: the value's `repr`, its one canonical text (SizeExceeded, before any
+  rendering, for a container whose text would pass MAX_RENDER characters).
+
+A value is measured before it is walked (racesl.runtime.measure: on the unfolded tree, in
+time linear in its distinct nodes): a container of over MAX_WALK nodes unfolded — structure
+that shares itself, `a = [a, a]` forty times — is not checked element by element but
+refused, "value too large to check", a contract violation (the caller's status
+"contract"); its messages show values through `_show`, bounded the same way.
 - `parse_literal(text)`: a value back from its text (`ast.literal_eval` over a vetted tree:
   int, bool, str, list, tuple, dict only), raising `ValueError` otherwise.
 """
@@ -16,18 +23,22 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
+from racesl.runtime.limits import MAX_RENDER, MAX_WALK, SizeExceeded
+from racesl.runtime.measure import CONTAINERS, render_size, walk_size
 from racesl.types.types import (
     AnyT, BoolT, DictT, IntT, ListT, NewT, Pred, Refined, SetT, StrT, TupleT, Type,
 )
 
 __all__ = ["check_value", "conforms", "flatten", "canonical", "parse_literal", "describe_value",
-           "MAX_LITERAL_CHARS", "MAX_LITERAL_DEPTH"]
+           "MAX_LITERAL_CHARS", "MAX_LITERAL_DEPTH", "TOO_LARGE"]
 
 Check = Callable[[Pred, Any], bool]
 
 MAX_LITERAL_CHARS = 100_000
 MAX_LITERAL_DEPTH = 50
 _SHOW = 60
+_SHOW_MAX = 100_000  # a value whose text passes this is described, not rendered
+TOO_LARGE = f"value too large to check: over {MAX_WALK} nodes when unfolded"
 
 
 def flatten(t: Type) -> tuple[Type, tuple[Pred, ...]]:
@@ -47,6 +58,8 @@ def flatten(t: Type) -> tuple[Type, tuple[Pred, ...]]:
 
 
 def _show(v: Any) -> str:
+    if type(v) in CONTAINERS and render_size(v, _SHOW_MAX, False) > _SHOW_MAX:
+        return f"<a {type(v).__name__} of {len(v)} elements>"  # (too long to render for a message)
     r = repr(v)
     return r if len(r) <= _SHOW else r[: _SHOW - 3] + "..."
 
@@ -86,7 +99,10 @@ def _shape_error(value: Any, s: Type, t: Type) -> str | None:
 
 
 def check_value(value: Any, t: Type, check: Check) -> str | None:
-    """None when `value` belongs to `t`; otherwise a short message saying where it failed."""
+    """None when `value` belongs to `t`; otherwise a short message saying where it failed
+    (`TOO_LARGE` for a container too large to walk)."""
+    if type(value) in CONTAINERS and walk_size(value, MAX_WALK) > MAX_WALK:
+        return TOO_LARGE
     return _check(value, t, check, 0)
 
 
@@ -124,12 +140,16 @@ def _check(value: Any, t: Type, check: Check, depth: int) -> str | None:
 
 def conforms(value: Any, t: Type) -> bool:
     """The shape part of `check_value`: predicates are not evaluated."""
-    return _check(value, t, lambda p, v: True, 0) is None
+    return check_value(value, t, lambda p, v: True) is None
 
 
 def canonical(value: Any) -> str:
     """The one text form of a value: its Python `repr`, with dict keys in sorted order
-    (two equal dicts built in different orders have one text)."""
+    (two equal dicts built in different orders have one text). A container whose text would
+    pass MAX_RENDER characters raises SizeExceeded before anything is rendered (a value a
+    body built: `Program.call` and `check_result` refuse it the same way)."""
+    if type(value) in CONTAINERS and render_size(value, MAX_RENDER, False) > MAX_RENDER:
+        raise SizeExceeded(f"canonical text of a {type(value).__name__} over {MAX_RENDER} characters")
     text = repr(value)
     if "{" not in text:  # no dict inside (a '{' in a string only costs the slow path)
         return text

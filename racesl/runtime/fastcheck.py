@@ -14,6 +14,10 @@ as instrumented are inlined: comparisons of `it` (an Int, Str or Bool), `len(it)
 constants, `and`/`or`/`not`, and the argument-free `str.is*` tests. Nothing in them can
 charge fuel, trip a size guard or loop; every other predicate is called through the
 library's own (cached, fuel-metered) predicate check.
+
+A container type's checker measures the value first (`walk_size`, linear in its distinct
+nodes): one that shares itself past MAX_WALK nodes unfolded answers False, and
+`check_value`, which measures the same way, says why — instead of a walk of 2**40 nodes.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import ast
 from typing import Any, Callable
 
 from racesl.runtime.contract import flatten
+from racesl.runtime.limits import MAX_WALK
+from racesl.runtime.measure import walk_size
 from racesl.types.types import (
     AnyT, BoolT, DictT, IntT, ListT, Pred, SetT, StrT, TupleT, Type,
 )
@@ -53,6 +59,8 @@ def compile_checker(t: Type, check: Callable[[Pred, Any], bool],
         body = gen.expr(t, "v", 0)
     except _Unsupported:
         return None
+    if isinstance(flatten(t)[0], (ListT, SetT, TupleT, DictT)):  # measured before it is walked
+        body = f"_walk(v, {MAX_WALK}) <= {MAX_WALK} and {body}"
     src = f"def _races_check(v):\n    return {body}\n"
     code = _CODE.get(src)
     if code is None:  # compiling is most of the cost; libraries built again reuse it
@@ -61,7 +69,8 @@ def compile_checker(t: Type, check: Callable[[Pred, Any], bool],
         code = _CODE[src] = compile(src, "<races-check>", "exec")
     ns: dict[str, Any] = {"__builtins__": {}, "_type": type, "_len": len, "_all": all,
                           "_int": int, "_bool": bool, "_str": str, "_list": list, "_tuple": tuple,
-                          "_dict": dict, "_sets": (set, frozenset), "_chk": check, "_P": gen.preds}
+                          "_dict": dict, "_sets": (set, frozenset), "_chk": check, "_P": gen.preds,
+                          "_walk": walk_size}
     exec(code, ns)
     return ns["_races_check"]
 

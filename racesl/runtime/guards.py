@@ -5,8 +5,11 @@ in one go), so every operation that can grow a value faster than one step at a t
 checked *before* it runs, against the bounds in `racesl.runtime.limits`. The instrumenter
 (`racesl.lower.instrument`) routes only the operations that can grow through these functions
 (`+` on two non-numeric operands, `*`, `**`, `<<`, `%` with a text left side, f-string
-values and specs, `str.replace/zfill`, `list.extend/insert`, starred displays, slice
-assignment); the rest of a body runs as plain Python.
+values and specs and the whole f-string's text, `str(n)` and f-string numbers not known to
+fit MAX_INT_BITS, `str.replace/zfill`, the case mappings that can grow a str (the table's
+`growth`), `pow(a, b, m)` (by the work it takes), `list.extend/insert`, starred displays,
+slice assignment); the rest of a body runs as plain Python. Rendering also refuses a
+function or iterator, whose text would carry a memory address (`OpaqueText`).
 
 Every guard has the exact semantics of the operation it guards when it lets it through
 (same result, same exception for ill-typed operands) and raises `SizeExceeded` otherwise.
@@ -16,12 +19,14 @@ from __future__ import annotations
 
 import re
 
-from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN, MAX_RENDER, SizeExceeded
+from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN, MAX_RENDER, MAX_WALK, SizeExceeded
+from racesl.runtime.measure import CONTAINERS, _int_len, _str_repr_len, render_size, walk_size  # noqa: F401
 
 __all__ = [
-    "render_size", "check_result", "g_deep", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
+    "render_size", "walk_size", "check_result", "g_deep", "g_walk", "g_in", "g_key", "m_count", "m_index", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
     "g_lshift", "g_mod", "g_fv", "g_fmt", "g_szs", "g_szl", "g_post", "g_str", "g_int", "m_replace",
     "m_zfill", "m_extend", "m_insert", "sized_len", "SIZED_TYPES",
+    "g_pow_mod", "POW_MOD_COST", "case_wrappers", "g_cat",
 ]
 
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
@@ -48,86 +53,6 @@ def _refuse(what: str):
 # ----------------------------------------------------------------- rendering
 
 
-def _str_repr_len(s: str) -> int:
-    """len(repr(s)), computed without building it for plain ASCII text."""
-    if s.isascii() and s.isprintable():
-        extra = s.count("\\")
-        if "'" in s and '"' in s:
-            extra += s.count("'")
-        return len(s) + 2 + extra
-    return len(repr(s))
-
-
-def _int_len(x: int) -> int:
-    """An upper bound on len(str(x)) (and on its octal / hex forms)."""
-    return (x.bit_length() * 11 >> 5) + 3
-
-
-def render_size(v, limit: int, top_str: bool = True) -> int:
-    """An upper bound on the length of `str(v)` (`repr(v)` when `top_str` is false), computed
-    without rendering; stops counting (returning something > limit) as soon as the bound
-    passes `limit`. Shared substructure counts once per occurrence, as `repr` would print it,
-    so `[a, a]` nested 60 deep is refused after a few thousand steps instead of hanging."""
-    t = type(v)
-    if t is str:
-        return len(v) if top_str else _str_repr_len(v)
-    total = 0
-    stack = [v]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        x = pop()
-        t = type(x)
-        if t is str:
-            total += _str_repr_len(x)
-        elif t is int:
-            if x.bit_length() > MAX_INT_BITS:
-                return limit + 1
-            total += _int_len(x)
-        elif t is bool or x is None:
-            total += 5
-        elif t is list or t is tuple or t is set or t is frozenset:
-            n = len(x)
-            total += 2 * n + 16
-            if n:
-                types = set(map(type, x))
-                if types <= {int, bool}:
-                    big = max(max(x), -min(x))
-                    if big.bit_length() > MAX_INT_BITS:
-                        return limit + 1
-                    total += n * _int_len(big)
-                    if total > limit:  # the bound is loose: count exactly
-                        total -= n * _int_len(big)
-                        for y in x:
-                            total += _int_len(y)
-                            if total > limit:
-                                return total
-                elif types == {str}:
-                    total += sum(map(len, x)) + 2 * n
-                    if total > limit:
-                        return total
-                    for y in x:  # escapes can make repr longer than the text
-                        if not (y.isascii() and y.isprintable()):
-                            total += _str_repr_len(y) - len(y) - 2
-                else:
-                    push(x)
-        elif t is dict:
-            total += 4 * len(x) + 2
-            push(x.keys())
-            push(x.values())
-        elif t in _DICT_VIEWS:
-            total += 16 + 2 * len(x)
-            push(x)
-        elif t is range:
-            total += _int_len(x.start) + _int_len(x.stop) + _int_len(x.step) + 12
-        elif t is float:
-            total += 32
-        else:  # iterators, functions: "<enumerate object at 0x...>"
-            total += 100
-        if total > limit:
-            return total
-    return total
-
-
 def check_result(v) -> None:
     """Refuse a returned value whose text form would pass MAX_RENDER characters (or holds an
     int wider than MAX_INT_BITS, which CPython could not even print)."""
@@ -148,15 +73,69 @@ _FLAT = frozenset({int, str, bool})
 def g_deep(v):
     """Comparing or hashing a value is one C call: on structure that shares itself
     (`a = [a, a]` forty times) it runs for ages and no signal can stop it. Values about to be
-    compared or hashed are measured first (as `repr` would count them) and refused past
-    MAX_RENDER. Scalars pass at the cost of one type test (made inline by the
-    instrumenter where it can), and operands compared with a flat value (a number, a str,
-    None) are not measured at all: see docs/fuel.md, "Comparisons and hashing"."""
-    if type(v) in _FLAT:
+    compared or hashed are measured first (`walk_size`, on the unfolded tree, memo by id) and
+    refused past MAX_WALK nodes. Scalars pass at the cost of one type test (made inline by
+    the instrumenter where it can), and operands compared with a flat value (a number, a
+    str, None) are not measured at all: see docs/fuel.md, "Comparisons and hashing"."""
+    if type(v) in _FLAT or v is None:
         return v
-    if render_size(v, MAX_RENDER, False) > MAX_RENDER:
-        _refuse(f"comparing or hashing a value whose text form is over {MAX_RENDER} characters")
+    if walk_size(v, MAX_WALK) > MAX_WALK:
+        _refuse(f"comparing or hashing a value of over {MAX_WALK} nodes (unfolded)")
     return v
+
+
+def g_walk(v):
+    """An argument whose elements a builtin compares or hashes (`sorted`, `set`, `dict`,
+    `max`, `min`): a container is measured (`g_deep`); an iterator (zip, enumerate, a
+    generator) is drawn through `g_deep`, each element measured as the builtin takes it —
+    still unsized, so charged as before."""
+    t = type(v)
+    if t in CONTAINERS:
+        return g_deep(v)
+    if hasattr(t, "__next__"):
+        return map(g_deep, v)
+    return v
+
+
+_SCANNED = (list, tuple, type({}.values()))  # `x in c` compares x with each element
+_UNSEEN = object()
+
+
+def g_in(c, x=_UNSEEN):
+    """`c`, about to be scanned for `x` (`x in c`, `c.count(x)`, `c.index(x)`; x already
+    measured): each element is compared with x, a walk bounded by the smaller of the two, so
+    the scan costs at most len(c) times x's size and at most c's unfolded size. A flat x, a
+    hashed c (dict, set: x alone is walked) or a product within MAX_WALK pass at once; else
+    c itself is measured (also when x is not known here)."""
+    if type(c) not in _SCANNED or not c or type(x) in _FLAT or x is None:
+        return c
+    if ((x is _UNSEEN or len(c) * walk_size(x, MAX_WALK) > MAX_WALK)
+            and walk_size(c, MAX_WALK) > MAX_WALK):
+        _refuse(f"scanning {len(c)} elements of over {MAX_WALK} nodes (unfolded) for a value")
+    return c
+
+
+def m_scan(name):
+    """The wrapper of the scanning method `name` (`count`, `index`): the argument and the
+    receiver measured as for `x in c` (`g_deep`, `g_in`); a str receiver runs at once."""
+    def scan(c, *args):
+        if type(c) is not str and args:
+            g_in(c, g_deep(args[0]))
+        return getattr(c, name)(*args)
+
+    scan.__name__ = f"m_{name}"
+    return scan
+
+
+m_count, m_index = m_scan("count"), m_scan("index")
+
+
+def g_key(key):
+    """A `key=` function of `sorted`/`max`/`min`/`list.sort` that is not a lambda (whose
+    body the instrumenter measures itself): its results are compared, so measured first."""
+    if key is None:
+        return None
+    return lambda x: g_deep(key(x))
 
 
 # ----------------------------------------------------------------- arithmetic
@@ -229,10 +208,39 @@ def g_power(a, b):
     return a ** b
 
 
+# The most work one `pow(a, b, m)` may take: bits(b) * (bits(m) + 200)**2, about the time
+# CPython's modular power takes (a square and a reduction a bit of the exponent, with ~200
+# bits' worth of fixed cost a step). 2**36 is a 4,096-bit power modulo a 4,096-bit number,
+# a few hundred ms: a larger one could run for tens of seconds inside one C call, which
+# neither fuel nor the watchdog can interrupt. Refused (`size`), not charged: what fuel a
+# step costs is the same whatever its ints, and no stdlib power comes near the bound.
+POW_MOD_COST = MAX_INT_BITS ** 3 // 8
+
+
+def pow_mod_cost(a_bits: int, b_bits: int, m_bits: int) -> int:
+    """The work of `pow(a, b, m)` in POW_MOD_COST's units, from the operands' bit lengths
+    (a negative b: count one bit more, for the inverse taken first; a is reduced first).
+    The lowering reads it too: operands bounded small enough need no guard."""
+    return b_bits * (m_bits + 200) ** 2 + a_bits * m_bits
+
+
+def g_pow_mod(a, b, m):
+    """`pow(a, b, m)`: refused past POW_MOD_COST, whatever built its ints (`+` grows an
+    int by a bit a step, unguarded)."""
+    if type(b) is int and type(m) is int and type(a) is int:
+        cost = pow_mod_cost(a.bit_length(), b.bit_length() + (b < 0), m.bit_length())
+        if cost > POW_MOD_COST:
+            _refuse(f"pow(a, b, m) of a {b.bit_length()}-bit exponent modulo a {m.bit_length()}-bit "
+                    "number: too much work for one step")
+    return pow(a, b, m)
+
+
 def g_pow(*args):
-    """The `pow` builtin: `pow(a, b)` is `a ** b`; `pow(a, b, m)` is bounded by `m`."""
+    """The `pow` builtin: `pow(a, b)` is `a ** b`; `pow(a, b, m)` is `g_pow_mod`."""
     if len(args) == 2:
         return g_power(*args)
+    if len(args) == 3:
+        return g_pow_mod(*args)
     return pow(*args)
 
 
@@ -289,6 +297,10 @@ def g_mod(a, b):
 
 
 def _check_text(v, top_str: bool = True) -> None:
+    """Refuse to render `v` when its text would pass MAX_LEN characters or hold an int wider
+    than MAX_INT_BITS (CPython refuses one past 4,300 digits with a ValueError, and renders
+    it in quadratic time where a host lifted that limit); a function or iterator in it
+    raises `OpaqueText` (racesl.runtime.measure)."""
     t = type(v)
     if t is int:
         if v.bit_length() > MAX_INT_BITS:
@@ -341,6 +353,15 @@ def g_szs(s):
     if len(s) > MAX_LEN:
         _refuse(f"f-string of {len(s)} characters")
     return s
+
+
+def g_cat(*parts):
+    """The parts of an f-string of many wide fields (each part already checked), joined:
+    refused past MAX_LEN before the join builds it."""
+    total = sum(map(len, parts))
+    if total > MAX_LEN:
+        _refuse(f"f-string of {total} characters")
+    return "".join(parts)
 
 
 def g_post(r):
@@ -416,6 +437,32 @@ def m_extend(lst, *args):
             _refuse(f"list.extend: {len(lst)} elements")
         return None
     return lst.extend(*args)
+
+
+def _case_wrapper(name: str, growth: int):
+    """The guard of a method whose result is at most `growth` times as long as its receiver
+    (racesl.types.builtins: guard "factor"; U+0390 uppercases to 3 characters): a short
+    receiver runs at once, a longer one is mapped and its result refused past MAX_LEN — at
+    most `growth` times the limit is built (every guard keeps a str within MAX_LEN)."""
+    short = MAX_LEN // growth
+    method = getattr(str, name)
+
+    def guarded(s):
+        if type(s) is str and len(s) <= short:
+            return method(s)
+        r = getattr(s, name)()  # (not a str: Python's own error)
+        if len(r) > MAX_LEN:
+            _refuse(f"str.{name}: {len(r)} characters")
+        return r
+
+    guarded.__name__ = f"m_{name}"
+    guarded.__doc__ = f"`s.{name}()`: at most {growth} times as long as `s`."
+    return guarded
+
+
+def case_wrappers(growing: dict) -> dict:
+    """name -> guard for each method of `growing` (name -> growth: the table's)."""
+    return {name: _case_wrapper(name, k) for name, k in growing.items()}
 
 
 def m_insert(lst, *args):

@@ -16,13 +16,16 @@ Bounds (see docs/language.md §4.6):
 - `MAX_DEPTH`: helper calls nest at most 200 deep;
 - `MAX_RENDER`: a returned value, or a value turned into text by `str`, an f-string or `%`,
   may not render to more than 1,000,000 characters (a shared-structure "DAG bomb" such as
-  `a = [a, a]` repeated 60 times is caught here before anybody calls `repr` on it).
+  `a = [a, a]` repeated 60 times is caught here before anybody calls `repr` on it);
+- `MAX_WALK`: a value compared, hashed or scanned in one C call (`==`, `in`, `d[k]`, `set`,
+  `sorted`, `list.count`, a contract check) may not pass 1,000,000 nodes unfolded
+  (racesl.runtime.measure: shared structure counts once per occurrence).
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "DEFAULT_FUEL", "MAX_FUEL", "DEFAULT_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RENDER",
+    "DEFAULT_FUEL", "MAX_FUEL", "DEFAULT_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RENDER", "MAX_WALK",
     "STATUSES", "Cutoff", "FuelOut", "Timeout", "SizeExceeded", "RecursionCut",
 ]
 
@@ -33,6 +36,7 @@ MAX_LEN = 100_000
 MAX_INT_BITS = 8_192
 MAX_DEPTH = 200
 MAX_RENDER = 1_000_000
+MAX_WALK = 1_000_000
 
 STATUSES = ("ok", "fuel", "timeout", "size", "assert", "error", "recursion")
 

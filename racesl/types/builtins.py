@@ -7,8 +7,10 @@ with arity) and docs/language.md §4.3–4.4 all derive their lists from ENTRIES
 tests/types/test_builtins_table.py checks that no other list of these names exists.
 
 A method the checker allows is one the lowering knows how to charge and guard; a method
-the table lacks is refused everywhere. To add one: one entry here (and, where its guard is
-a runtime wrapper, the wrapper in racesl.runtime.guards).
+the table lacks is refused everywhere. To add one: one entry here, saying how much it can
+grow what it is given (`growth`) and the guard that bounds it (`guard`; and, where that is a
+runtime wrapper, the wrapper in racesl.runtime.guards). A grower without a guard is refused
+when the table is built.
 """
 
 from __future__ import annotations
@@ -33,11 +35,22 @@ GUARDS = (
     "join_len",  # the text it would build may not pass MAX_LEN (g_join)
     "result_len",  # the runtime wrapper `_races_meth_<name>` refuses a result over MAX_LEN
     "width",  # the runtime wrapper refuses a width argument over MAX_LEN (zfill)
+    "factor",  # the wrapper passes a receiver of len * growth <= MAX_LEN at once, else
+    # builds the result and refuses it past MAX_LEN (case mappings: U+0390 uppercases to 3)
     "count",  # the receiver refuses a count over MAX_LEN (rng.sample, in SafeRng)
 )
 # what the call evaluates to (what the lowering's inference may assume of it)
 RESULTS = ("int", "bool", "str", "list", "tuple", "set", "dict", "view", "range", "iter",
            "elem", "none", "any")
+# which of its values one C call compares or hashes element by element: measured first
+# (racesl.runtime.measure; docs/fuel.md, "Comparisons and hashing")
+WALKS = (
+    "none",
+    "args",  # its positional arguments' elements (sorted set dict max min), and key= results
+    "receiver",  # the receiver's elements, and key= results (list.sort)
+    "first",  # its first argument, hashed (dict.get pop setdefault)
+    "scan",  # its first argument, compared with each element of the receiver (count index)
+)
 RECEIVERS = ("Str", "List", "Dict", "Tuple", "rng")  # Sets have no methods
 
 
@@ -76,22 +89,43 @@ class Entry:
     drains: bool = False
     # it changes its receiver in place (racesl.lower.effects must know it)
     mutates: bool = False
+    # how much it can grow what it is given: its result is at most `growth` times as long
+    # as its receiver and arguments (plus a constant; an element at most, for `append`);
+    # None: no multiple bounds it (join, replace, zfill, `pow`, `str` of shared structure),
+    # its `guard` computes the size. Anything but 1 needs a guard (tests/runtime/test_growth.py)
+    growth: int | None = 1
+    # what of its values it walks (WALKS)
+    walks: str = attrs.field(default="none", validator=_one_of(WALKS))
     # whether the lowering's inference reads `result` (False: not yet — `all any divmod
     # rng.sample`, which the inference has never used; turning it on changes the emitted
     # code (rng.sample: stdlib's samplers), a change to make and measure on its own)
     infer: bool = True
 
+    def __attrs_post_init__(self):
+        if self.growth != 1 and self.guard == "none":
+            raise ValueError(f"{self.name}: grows what it is given (growth {self.growth}) but has no guard")
+        if self.guard == "factor" and not (type(self.growth) is int and self.growth > 1):
+            raise ValueError(f"{self.name}: a 'factor' guard needs the growth factor")
+
     @property
     def is_method(self) -> bool:
         return self.receiver is not None
 
+    @property
+    def wrapped(self) -> bool:
+        """Whether the lowering routes the method to its runtime wrapper `_races_meth_<name>`."""
+        return self.is_method and self.guard in ("result_len", "width", "factor")
 
-def _b(name, lo, hi, kw=(), cost="free", guard="none", result="any", drains=False, infer=True):
-    return Entry(name, None, lo, hi, kw, cost, guard, result, drains, infer=infer)
+
+def _b(name, lo, hi, kw=(), cost="free", guard="none", result="any", drains=False, infer=True, growth=1,
+       walks="none"):
+    return Entry(name, None, lo, hi, kw, cost, guard, result, drains, infer=infer, growth=growth, walks=walks)
 
 
-def _m(receiver, name, lo, hi, kw=(), cost="free", guard="none", result="any", mutates=False, infer=True):
-    return Entry(name, receiver, lo, hi, kw, cost, guard, result, mutates=mutates, infer=infer)
+def _m(receiver, name, lo, hi, kw=(), cost="free", guard="none", result="any", mutates=False, infer=True,
+       growth=1, walks="none"):
+    return Entry(name, receiver, lo, hi, kw, cost, guard, result, mutates=mutates, infer=infer, growth=growth,
+                 walks=walks)
 
 
 _ALL1 = "arg_len+result_len"
@@ -109,63 +143,67 @@ ENTRIES: tuple[Entry, ...] = (
     _b("int", 0, 2, {"base"}, guard="int_bits", result="int"),
     _b("len", 1, 1, result="int"),
     _b("list", 0, 1, cost="arg_inline", guard=_ALL1, result="list", drains=True),
-    _b("max", 1, None, {"key", "default"}, cost="arg_inline", guard="arg_len", result="elem", drains=True),
-    _b("min", 1, None, {"key", "default"}, cost="arg_inline", guard="arg_len", result="elem", drains=True),
+    _b("max", 1, None, {"key", "default"}, cost="arg_inline", guard="arg_len", result="elem", drains=True,
+       walks="args"),
+    _b("min", 1, None, {"key", "default"}, cost="arg_inline", guard="arg_len", result="elem", drains=True,
+       walks="args"),
     _b("ord", 1, 1, result="int"),
-    _b("pow", 2, 3, guard="int_bits", result="int"),
+    _b("pow", 2, 3, guard="int_bits", result="int", growth=None),
     _b("range", 1, 3, result="range"),
     _b("reversed", 1, 1, cost="arg", guard="arg_len", result="iter"),
-    _b("sorted", 1, 1, {"key", "reverse"}, cost="arg_inline", guard=_ALL1, result="list", drains=True),
-    _b("str", 0, 1, guard="render", result="str"),
-    _b("sum", 1, 2, {"start"}, cost="arg_inline", guard="arg_len", result="any", drains=True),
+    _b("sorted", 1, 1, {"key", "reverse"}, cost="arg_inline", guard=_ALL1, result="list", drains=True,
+       walks="args"),
+    _b("str", 0, 1, guard="render", result="str", growth=None),
+    _b("sum", 1, 2, {"start"}, cost="arg_inline", guard="arg_len", result="any", drains=True, growth=None),
     _b("tuple", 0, 1, cost="arg_inline", guard=_ALL1, result="tuple", drains=True),
     _b("zip", 0, None, cost="shortest", guard="arg_len", result="iter"),
-    _b("set", 0, 1, cost="arg_inline", guard=_ALL1, result="set", drains=True),
-    _b("dict", 0, 1, cost="arg", guard=_ALL1, result="dict", drains=True),
+    _b("set", 0, 1, cost="arg_inline", guard=_ALL1, result="set", drains=True, walks="args"),
+    _b("dict", 0, 1, cost="arg", guard=_ALL1, result="dict", drains=True, walks="args"),
     # Str methods
-    _m("Str", "upper", 0, 0, result="str"),
-    _m("Str", "lower", 0, 0, result="str"),
+    _m("Str", "upper", 0, 0, guard="factor", result="str", growth=3),
+    _m("Str", "lower", 0, 0, guard="factor", result="str", growth=2),
     _m("Str", "isalpha", 0, 0, result="bool"),
     _m("Str", "isdigit", 0, 0, result="bool"),
     _m("Str", "islower", 0, 0, result="bool"),
     _m("Str", "isupper", 0, 0, result="bool"),
     _m("Str", "split", 0, 2, {"sep", "maxsplit"}, result="list"),
-    _m("Str", "join", 1, 1, cost="arg_inline", guard="join_len", result="str"),
-    _m("Str", "replace", 2, 3, guard="result_len", result="str"),
+    _m("Str", "join", 1, 1, cost="arg_inline", guard="join_len", result="str", growth=None),
+    _m("Str", "replace", 2, 3, guard="result_len", result="str", growth=None),
     _m("Str", "strip", 0, 1, result="str"),
     _m("Str", "startswith", 1, 3, result="bool"),
     _m("Str", "endswith", 1, 3, result="bool"),
     _m("Str", "find", 1, 3, result="int"),
     _m("Str", "count", 1, 3, result="int"),
     _m("Str", "index", 1, 3, result="int"),
-    _m("Str", "zfill", 1, 1, guard="width", result="str"),
-    _m("Str", "title", 0, 0, result="str"),
-    _m("Str", "swapcase", 0, 0, result="str"),
+    _m("Str", "zfill", 1, 1, guard="width", result="str", growth=None),
+    _m("Str", "title", 0, 0, guard="factor", result="str", growth=3),
+    _m("Str", "swapcase", 0, 0, guard="factor", result="str", growth=3),
     # List methods
     _m("List", "append", 1, 1, result="none", mutates=True),
-    _m("List", "extend", 1, 1, guard="result_len", result="none", mutates=True),
+    _m("List", "extend", 1, 1, guard="result_len", result="none", mutates=True, growth=None),
     _m("List", "pop", 0, 1, result="elem", mutates=True),
     _m("List", "insert", 2, 2, guard="result_len", result="none", mutates=True),
-    _m("List", "index", 1, 3, result="int"),
-    _m("List", "count", 1, 1, result="int"),
+    _m("List", "index", 1, 3, result="int", walks="scan"),
+    _m("List", "count", 1, 1, result="int", walks="scan"),
     _m("List", "reverse", 0, 0, result="none", mutates=True),
-    _m("List", "sort", 0, 0, {"key", "reverse"}, cost="receiver", guard="arg_len", result="none", mutates=True),
+    _m("List", "sort", 0, 0, {"key", "reverse"}, cost="receiver", guard="arg_len", result="none", mutates=True,
+       walks="receiver"),
     _m("List", "copy", 0, 0, result="list"),
     # Dict methods
-    _m("Dict", "get", 1, 2, result="elem"),
+    _m("Dict", "get", 1, 2, result="elem", walks="first"),
     _m("Dict", "keys", 0, 0, result="view"),
     _m("Dict", "values", 0, 0, result="view"),
     _m("Dict", "items", 0, 0, result="view"),
-    _m("Dict", "setdefault", 1, 2, result="elem", mutates=True),
-    _m("Dict", "pop", 1, 2, result="elem", mutates=True),
+    _m("Dict", "setdefault", 1, 2, result="elem", mutates=True, walks="first"),
+    _m("Dict", "pop", 1, 2, result="elem", mutates=True, walks="first"),
     _m("Dict", "copy", 0, 0, result="dict"),
     # Tuple methods
-    _m("Tuple", "index", 1, 3, result="int"),
-    _m("Tuple", "count", 1, 1, result="int"),
+    _m("Tuple", "index", 1, 3, result="int", walks="scan"),
+    _m("Tuple", "count", 1, 1, result="int", walks="scan"),
     # the sampler's `rng` (racesl.runtime.builtins.SafeRng; samplers only)
     _m("rng", "randint", 2, 2, result="int"),
     _m("rng", "choice", 1, 1, result="elem"),
-    _m("rng", "sample", 2, 2, guard="count", result="list", infer=False),
+    _m("rng", "sample", 2, 2, guard="count", result="list", infer=False, growth=None),
     _m("rng", "shuffle", 1, 1, result="none"),
 )
 
@@ -235,8 +273,19 @@ DRAINING_BUILTINS = builtin_names_where(lambda e: e.drains)
 UNCHECKED_RESULT_BUILTINS = builtin_names_where(lambda e: e.drains and e.guard == "arg_len")
 MATERIALIZING_BUILTINS = builtin_names_where(lambda e: e.guard == "arg_len+result_len")
 ITER_BUILTINS = builtin_names_where(_result(("iter",)))
-WRAPPED_METHODS = method_names(lambda e: e.guard in ("result_len", "width"))
+WRAPPED_METHODS = method_names(lambda e: e.wrapped)
+# name -> growth of the methods whose wrapper a receiver of known short length skips
+GROWING_METHODS = {e.name: e.growth for e in ENTRIES if e.guard == "factor"}
 MUTATING_METHODS = frozenset(e.name for e in ENTRIES if e.mutates)
+VIEW_METHODS = method_names(lambda e: e.result == "view")  # keys values items
+# whose result may be one of the values passed (`max(xs, ys)`, `d.get(k, xs)`): an alias
+ELEM_BUILTINS = builtin_names_where(lambda e: e.result == "elem")
+ELEM_METHODS = frozenset(e.name for e in ENTRIES if e.is_method and e.result == "elem")
+# what the lowering measures before the call (a method name: when any receiver walks)
+WALKING_BUILTINS = builtin_names_where(lambda e: e.walks == "args")
+WALK_FIRST_METHODS = frozenset(e.name for e in ENTRIES if e.is_method and e.walks == "first")
+SCANNING_METHODS = frozenset(e.name for e in ENTRIES if e.is_method and e.walks == "scan")
+WALK_RECEIVER_METHODS = frozenset(e.name for e in ENTRIES if e.is_method and e.walks == "receiver")
 
 
 def arity_text(lo: int, hi: int | None) -> str:

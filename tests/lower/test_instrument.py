@@ -152,7 +152,7 @@ def test_line_map_points_into_the_races_source():
 def test_number_inference(src, expect):
     fn = mod(src).body[0]
     ints = frozenset(p for p in ("n", "k", "a", "b") if p in {a.arg for a in fn.args.args})
-    scope = _Scope(fn, ints, frozenset({"f"}))
+    scope = _Scope(fn, ints, frozenset({"f"}), entry=True)  # (ordinary variants trust no declaration)
     assert {n for n in scope.num if n.isidentifier()} == expect
 
 

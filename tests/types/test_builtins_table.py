@@ -165,14 +165,15 @@ def test_every_method_is_guarded_charged_and_bound():
             assert callable(getattr(RB.SafeRng, e.name))
         else:
             assert hasattr(receivers[e.receiver], e.name), e
-        wrapped = e.guard in ("result_len", "width")
+        wrapped = e.wrapped
         # a name is routed to its wrapper when every receiver of that name needs it
         if wrapped:
             assert e.name in charges._GUARDED_METHODS and abi.method(e.name) in RB.RUNTIME, e
         if e.cost != "free":
             assert abi.method(e.name) in RB.RUNTIME, e  # join, sort (charges.py routes them)
     routed = {k[len(abi.method("")):] for k in RB.RUNTIME if k.startswith(abi.method(""))}
-    by_table = {e.name for e in B.ENTRIES if e.is_method and (e.cost != "free" or e.guard in ("result_len", "width"))}
+    by_table = {e.name for e in B.ENTRIES if e.is_method and (e.cost != "free" or e.wrapped)}
+    by_table |= {e.name for e in B.ENTRIES if e.walks == "scan"}  # (measuring wrappers: count, index)
     assert routed == by_table  # (a key= lambda ticks its own calls: no keyed forms)
     public = {n for n in dir(RB.SafeRng) if not n.startswith("_")}
     assert public == {e.name for e in B.methods("rng")}

@@ -11,11 +11,12 @@ import ast
 
 from racesl.lower.instrument.build import _call, _clone, _const, _loc, _name, _paid
 from racesl.lower.instrument.facts import STR
-from racesl.lower.instrument.scope import _is_num, _is_sized
+from racesl.lower.instrument.scope import _bits, _is_num, _is_sized
 from racesl.lower.instrument.syntax import _BUILTINS, _CONSTS, _FULL, _INLINE_CHARGED
 from racesl.runtime import abi
 from racesl.runtime.abi import BOX
 from racesl.runtime.builtins import CHARGING_BUILTINS
+from racesl.runtime.guards import POW_MOD_COST, pow_mod_cost
 from racesl.runtime.limits import MAX_LEN
 from racesl.types import builtins as B
 
@@ -101,8 +102,11 @@ class _Charges:
             if name == "str" and len(e.args) == 1 and not e.keywords and _is_num(e.args[0], self.num):
                 return _loc(_call(abi.STR, self._args(e.args)), e)
             if name == "pow" and plain and len(e.args) == 3 and not e.keywords:
-                # `pow(a, b, m)` is bounded by m: the builtin itself (the guard adds nothing)
-                return _loc(_call(abi.POW_MOD, self._args(e.args)), e)
+                # `pow(a, b, m)`: its work is bounded by the operands' bits (`pow_mod_cost`);
+                # the builtin itself where their known bounds keep it within POW_MOD_COST
+                bits = [_bits(a, self.num) for a in e.args]
+                small = None not in bits and pow_mod_cost(bits[0], bits[1] + 1, bits[2]) <= POW_MOD_COST
+                return _loc(_call(abi.plain("pow") if small else abi.POW_MOD, self._args(e.args)), e)
             if name in _BUILTINS or name in _CONSTS:
                 return self.generic(e)
             inline = getattr(e, "_races_inline", None)

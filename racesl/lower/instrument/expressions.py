@@ -13,7 +13,7 @@ import ast
 from racesl.lower.instrument.build import _const, _loc, _name
 from racesl.lower.instrument.charges import _Charges
 from racesl.lower.instrument.comprehensions import _Comprehensions
-from racesl.lower.instrument.guards import _Guards
+from racesl.lower.instrument.guards import WALK, _Guards
 from racesl.runtime.abi import BOX, DEPTH
 
 
@@ -50,6 +50,8 @@ class _Ex(_Guards, _Charges, _Comprehensions):
         if e is None:
             return None
         m = getattr(self, "v_" + type(e).__name__, None)
+        if hasattr(e, WALK):  # (marked by `_Guards`: a value a call will walk, measured)
+            return self.walked(e, m(e) if m is not None else self.generic(e))
         return m(e) if m is not None else self.generic(e)
 
     def generic(self, e):
@@ -97,5 +99,5 @@ class _Ex(_Guards, _Charges, _Comprehensions):
         elif isinstance(t, (ast.Subscript, ast.Attribute)):
             t.value = self.visit(t.value)
             if isinstance(t, ast.Subscript):
-                t.slice = self.visit(t.slice)
+                t.slice = self.key(t.slice)  # (`d[k] = v` hashes k: `_Guards.key`)
         return t

@@ -1,10 +1,13 @@
 """What a parameter's declared type lets the rewrite trust: `ParamFacts`.
 
 racesl.lower.module reads each parameter's declared type (its refinements included) into a
-ParamFacts; the inference (scope.py) starts from them. Entry variants trust them all: their
+ParamFacts; the inference (scope.py) starts from them. Entry variants trust them: their
 callers pass values that conform to the declared types (the search, `Library.run`, the
-rewards and `racesc run` all check). Ordinary variants are called by other bodies, whose
-arguments only the checker's inference vouches for: they trust `is_int` alone.
+rewards and `racesc run` all check), and the element and length facts (`int_elems`,
+`word_elems`, `short`, `max_len`, `short_rows`) only of a parameter nothing in the body can
+store into (`_Scope._escaping`). Ordinary variants are called by other bodies, whose
+arguments no one checks (the checker's inference can be fooled: an untyped helper's result,
+a lambda's): they trust none, not even `is_int`.
 
 Facts can also be written in a short *mark* spelling, a set of strings per function: the
 parameter's name alone for `is_int`, else the name and a suffix (`"xs[]"`, `"s#:20"`; see
@@ -26,7 +29,7 @@ class ParamFacts:
     """What one parameter's declared type promises about the values it is called with."""
 
     is_int: bool = False
-    """Declared an Int: it holds only ints. (The one fact ordinary variants trust too.)"""
+    """Declared an Int: it holds only ints."""
 
     int_elems: bool = False
     """A List or Tuple of numbers (Int or Bool): its elements, its subscripts and the names

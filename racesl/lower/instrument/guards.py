@@ -9,16 +9,49 @@ the guard with an inline fast path where that pays (docs/fuel.md, "Guards").
 from __future__ import annotations
 
 import ast
+import re
 
 from racesl.lower.instrument.build import _call, _clone, _const, _loc, _name
 from racesl.lower.instrument.scope import CHAR, _bits, _is_char, _is_num, _len_bound
-from racesl.lower.instrument.facts import STR
+from racesl.lower.instrument.facts import ELEM_WORD, ELEMS, STR
 from racesl.lower.instrument.syntax import _bounded_lit, _small_int_lit, _static_len
 from racesl.runtime import abi
 from racesl.runtime.guards import spec_ok
 from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN
+from racesl.types import builtins as B
+
+WALK = "_races_walk"  # a node's mark: measure its value (with this runtime guard) once visited
+_SPLIT_TUPLE = 8  # a tuple display up to this long is measured element by element
+_MEASURED = B.WALKING_BUILTINS & B.FRESH_BUILTINS  # sorted set dict: what they build was measured
+_FLAT_RESULTS = B.NUMBER_BUILTINS | B.TEXT_BUILTINS
+_HASHED = (ast.Set, ast.Dict, ast.SetComp, ast.DictComp)  # `x in` one hashes x, scans nothing
+_SET_OPS = (ast.BitOr, ast.BitAnd, ast.BitXor, ast.Sub)  # on sets and dict views: hashing
+_PASSING = B.ITER_BUILTINS  # zip enumerate reversed: their elements carry their arguments'
 
 _SMALL_INT = (1 << 30) - 1  # |x| below it: a one-digit int (CPython's fast int compare)
+# An f-string whose fields can render more than one value's worth (MAX_LEN) and _SLACK is
+# checked after it is built; one with more than _FIELDS fields that can render more than
+# _FIELDS values' worth is built _FIELDS fields at a time, each part checked before the next
+# is built (`_joined`): at most _FIELDS times the limit is ever built. (Fields of a bounded
+# size — numbers, constant widths — add to a value what a literal of that size would.)
+_SLACK = 16_384
+_FIELDS = 8
+_SPEC_DIGITS = re.compile(r"\d+")
+
+
+def _field_bound(spec: str | None, text: int) -> int:
+    """An upper bound on the length of one f-string field: its value renders to at most
+    `text` characters, padded to the widest number in its constant spec."""
+    widths = [int(d) for d in _SPEC_DIGITS.findall(spec)] if spec else []
+    return max([text, *widths]) + 8
+
+
+def _int_text(bits: int, spec: str | None) -> int:
+    """An upper bound on the length of an int of `bits` bits rendered with `spec`: decimal
+    digits, or a digit a bit (`b`, `o`, `x`, `c`, `n`, grouping) plus separators."""
+    if spec and any(c in spec for c in "bBoxXcn,_"):
+        return bits + bits // 3 + 8
+    return (bits * 11 >> 5) + 3
 
 
 def _cheap_num(x, num) -> bool:
@@ -84,6 +117,9 @@ class _Guards:
         return None
 
     def v_BinOp(self, e):
+        if isinstance(e.op, _SET_OPS) and not (self._flat(e.left) or self._flat(e.right)):
+            for x in (e.left, e.right):  # `d.items() | xs` hashes xs (a number: no set, no view)
+                setattr(x, WALK, abi.G_DEEP)
         inner = getattr(e, "_races_inner", False)
         guard = None if inner else self.guard_for(e.op, e.left, e.right)
         if guard == abi.G_ADD or inner:
@@ -223,22 +259,141 @@ class _Guards:
             return True  # a character or slice of a Str parameter
         return isinstance(e, ast.JoinedStr) or _is_num(e, self.num)
 
-    def _deep(self, x, flat: bool = False):
+    def _deep(self, x, flat: bool = False, guard: str = abi.G_DEEP):
         """`x` measured before it is compared or hashed (`_races_g_deep`), unless `flat`.
         A name, or any operand where `:=` is allowed, gets the flat types' test inline:
         `(t if _races_type(t := x) in _races_FLAT else _races_g_deep(t))`."""
+        return self._deep_use(x, flat, guard)[0]
+
+    def _deep_use(self, x, flat: bool = False, guard: str = abi.G_DEEP):
+        """`_deep`, and a node that reads the value again (a name; None when there is none)."""
         if flat or isinstance(x, ast.Constant):
-            return x
+            return x, (x if isinstance(x, (ast.Name, ast.Constant)) else None)
         if isinstance(x, ast.Name):
             probe, use = _clone(x), x
         elif self.walrus:
             t = self.fx.tmp("t")
             probe, use = ast.NamedExpr(target=_name(t, True), value=x), _name(t)
         else:
-            return _loc(_call(abi.G_DEEP, [x]), x)
+            return _loc(_call(guard, [x]), x), None
         test = ast.Compare(left=_call(abi.TYPE, [probe]), ops=[ast.In()],
                            comparators=[_name(abi.FLAT)])
-        return _loc(ast.IfExp(test=test, body=use, orelse=_call(abi.G_DEEP, [_clone(use)])), x)
+        return _loc(ast.IfExp(test=test, body=use, orelse=_call(guard, [_clone(use)])), x), use
+
+    def walked(self, e, out):
+        """`out`, the visited `e` that carries the WALK mark, measured by the mark's guard."""
+        return self._deep(out, self._flat(e) or self._checked(e), getattr(e, WALK))
+
+    def _checked(self, e) -> bool:
+        """An entry's parameter that nothing in the body stores into and whose declared type
+        gives it element or length facts: its caller checked it against that type, which
+        measured it (racesl.runtime.contract), so walking it is within MAX_WALK; a view of
+        one (`d.values()`) too."""
+        if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args
+                and not e.keywords and e.func.attr in B.VIEW_METHODS):
+            e = e.func.value
+        if not isinstance(e, ast.Name):
+            return False
+        scope = self.fx.scope
+        return (e.id in scope.short or e.id in scope.rows or e.id + ELEMS in self.num
+                or e.id + ELEM_WORD in self.num)  # (elements that are numbers: n nodes)
+
+    def key(self, k):
+        """A subscript's index `k` visited, and measured unless flat or a slice: `d[k]`
+        hashes it. A short tuple display is measured element by element (`d[r, c]` with
+        numbers: nothing to measure)."""
+        if isinstance(k, ast.Slice) or self._flat(k):
+            return self.visit(k)
+        if (isinstance(k, ast.Tuple) and len(k.elts) <= _SPLIT_TUPLE
+                and not any(isinstance(x, ast.Starred) for x in k.elts)):
+            flat = [self._flat(x) for x in k.elts]
+            k.elts = [self._deep(self.visit(x), f) for x, f in zip(k.elts, flat)]
+            return k
+        return self._deep(self.visit(k))
+
+    def v_Subscript(self, e):
+        """`d[k]`: k measured (`key`), unless e indexes a str (a literal, a Str parameter)."""
+        text = isinstance(e.value, ast.Constant) or self._flat(e.value)
+        e.value = self.visit(e.value)
+        e.slice = self.visit(e.slice) if text else self.key(e.slice)
+        return e
+
+    # -- calls that walk their values (racesl.types.builtins `walks`)
+
+    @staticmethod
+    def _mark(e, guard: str = abi.G_DEEP) -> None:
+        """Mark `e` to be measured once visited; a comprehension or generator argument: its
+        elements (a dict comprehension's keys); `zip`/`enumerate`/`reversed`: their
+        arguments, whose elements theirs carry."""
+        if isinstance(e, ast.Starred):
+            e = e.value
+        if isinstance(e, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            setattr(e.elt, WALK, abi.G_DEEP)
+        elif isinstance(e, ast.DictComp):
+            setattr(e.key, WALK, abi.G_DEEP)
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in _MEASURED:
+            pass  # (`sorted(set(xs))`: a fresh container of elements measured as it was built)
+        elif (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in _PASSING
+              and e.args):
+            _Guards._mark(e.args[0], guard)
+            if e.func.id == "zip":
+                for a in e.args[1:]:
+                    _Guards._mark(a, guard)
+        else:
+            setattr(e, WALK, guard)
+
+    @staticmethod
+    def _mark_key(e) -> None:
+        """A `key=` function's results are compared: a lambda's body is measured (a short
+        tuple display element by element), anything else wrapped (`_races_g_key`)."""
+        for k in e.keywords:
+            if k.arg == "key":
+                body = k.value.body if isinstance(k.value, ast.Lambda) else None
+                if (isinstance(body, ast.Tuple) and len(body.elts) <= _SPLIT_TUPLE
+                        and not any(isinstance(x, ast.Starred) for x in body.elts)):
+                    for x in body.elts:  # (`key=lambda c: (-d[c], c)`: each part, as `key` does)
+                        setattr(x, WALK, abi.G_DEEP)
+                elif body is not None:
+                    setattr(body, WALK, abi.G_DEEP)
+                elif not (isinstance(k.value, ast.Constant) or isinstance(k.value, ast.Name)
+                          and k.value.id in _FLAT_RESULTS):  # (key=len, key=abs: numbers)
+                    setattr(k.value, WALK, abi.G_KEY)
+
+    def v_Call(self, e):
+        """Calls that compare or hash their values element by element (the table's `walks`)
+        get them measured first: a builtin's positional arguments (their elements when a
+        generator or a comprehension makes them; an iterator's as `_races_g_walk` draws
+        them), the first argument of `get`/`pop`/`setdefault`, the receiver of `sort`, and
+        the results of a `key=`. `count`/`index` with neither receiver nor argument flat go
+        through their wrapper, which measures both (see `_races_g_in`). The rest: `_Charges`."""
+        sized = self._sized_call(e)
+        if sized is not None:
+            return sized
+        f = e.func
+        if isinstance(f, ast.Name) and f.id in B.WALKING_BUILTINS and f.id not in self.shadow:
+            for a in e.args:
+                self._mark(a, abi.G_WALK)
+            self._mark_key(e)
+        elif isinstance(f, ast.Attribute):
+            if f.attr in B.WALK_FIRST_METHODS and e.args:
+                self._mark(e.args[0])
+            elif f.attr in B.WALK_RECEIVER_METHODS:
+                self._mark(f.value)
+                self._mark_key(e)
+            elif (f.attr in B.SCANNING_METHODS and e.args and not e.keywords
+                  and not any(isinstance(a, ast.Starred) for a in e.args)
+                  and not self._flat(f.value) and not self._flat(e.args[0])):
+                recv = self.visit(f.value)
+                return _loc(_call(abi.method(f.attr), [recv, *self._args(e.args)]), e)
+        return super().v_Call(e)
+
+    def v_SetComp(self, e):
+        setattr(e.elt, WALK, abi.G_DEEP)  # (hashed)
+        return super().v_SetComp(e)
+
+    def v_DictComp(self, e):
+        setattr(e.key, WALK, abi.G_DEEP)
+        return super().v_DictComp(e)
 
     @staticmethod
     def _flat_elements(e) -> bool:
@@ -256,7 +411,8 @@ class _Guards:
         could walk it: a rich comparison (`== < ...`) whose other side is not flat (see
         `_flat`: a container compared with a number, a str or None is answered at once), the
         left side of `in` unless it is flat or the right side holds flat constants only (a
-        str literal: a non-str left side raises at once; a tuple/list display of constants).
+        str literal: a non-str left side raises at once; a tuple/list display of constants),
+        and then the right side too where scanning it would cost (`_races_g_in`).
         `is` measures nothing."""
         origs = [e.left, *e.comparators]
         flat = [self._flat(x) for x in origs]
@@ -270,10 +426,14 @@ class _Guards:
                 need[i] = need[i + 1] = True
         sizes = [_static_len(c) for c in e.comparators]
         free = getattr(e, "_races_free", False) or (getattr(e, "_races_free_fast", False) and self.fx.src_fast)
-        e.left = self._deep(self.visit(e.left), not need[0])
+        e.left, use = self._deep_use(self.visit(e.left), not need[0])
         out = []
         for k, (op, c0, n) in enumerate(zip(e.ops, e.comparators, sizes)):
             c = self.visit(c0)
+            if (isinstance(op, (ast.In, ast.NotIn)) and need[k]  # scanning c may cost
+                    and not (self._flat(c0) or self._checked(c0) or isinstance(c0, _HASHED))):
+                c = _loc(_call(abi.G_IN, [c] + ([_clone(use)] if use is not None else [])), c0)
+            use = c if isinstance(c, (ast.Name, ast.Constant)) else None
             if isinstance(op, (ast.In, ast.NotIn)) and n != 0 and not free:
                 c = self._charge_in(c, n)
             else:
@@ -298,43 +458,127 @@ class _Guards:
     # -- text
 
     def v_JoinedStr(self, e):
+        """An f-string: every field is guarded where its value could be too big to render
+        (a container or str: `_races_g_fv`; an int wider than MAX_INT_BITS, whose text
+        CPython refuses past 4,300 digits: a number not known to be narrower than that is
+        tested inline against 2**30, else `_races_g_fv`), a computed or out-of-bounds spec
+        goes through `_races_g_fmt`, and the whole text is bounded by `_joined`."""
         walrus = self.walrus
         c = self.child(nested=self.nested)
-        unbounded = 0
+        parts = []  # (node, bound on its text)
         for v in e.values:
             if not isinstance(v, ast.FormattedValue):
+                parts.append((v, 0))  # (a literal: as long as the source says)
                 continue
             numeric = _is_num(v.value, self.num)
+            bits = _bits(v.value, self.num) if numeric and "words" in self.fx.fast_paths else None
             val = c.visit(v.value)
             spec = v.format_spec
             dynamic = spec is not None and not all(isinstance(p, ast.Constant) for p in spec.values)
             text = None if spec is None or dynamic else "".join(p.value for p in spec.values)
+            conv = {114: 4, 97: 10}.get(v.conversion, 1)  # !r, !a: escapes lengthen a str
             if dynamic or (text is not None and not spec_ok(text)):
                 spec_node = c.visit(spec) if dynamic else _const(text)
                 v.value = _loc(_call(abi.G_FMT, [val, _const(v.conversion), spec_node]), v)
                 v.conversion = -1
                 v.format_spec = None
-                unbounded += 1
-            elif numeric:
-                v.value = val
-            elif walrus:  # (t if type(t := v) in {str, int, bool} else _races_g_fv(t))
+                parts.append((v, conv * MAX_LEN + MAX_LEN))  # (value and spec within MAX_LEN)
+                continue
+            if numeric:
+                if bits is None or bits > MAX_INT_BITS:
+                    v.value = self._narrow_int(val, lambda u: u, lambda u: _call(abi.G_FV, [u]), v)
+                    bits = MAX_INT_BITS
+                else:
+                    v.value = val
+                parts.append((v, _field_bound(text, _int_text(bits, text))))
+                continue
+            if walrus:  # (t if type(t := v) in {str, bool} or type(t) is int and -S < t < S else g_fv(t))
                 t = self.fx.tmp("t")
                 test = ast.Compare(left=_call(abi.TYPE, [ast.NamedExpr(target=_name(t, True), value=val)]),
                                    ops=[ast.In()], comparators=[_name(abi.TEXT)])
+                test = ast.BoolOp(op=ast.Or(), values=[test, ast.BoolOp(op=ast.And(), values=[
+                    self._is_type(_name(t), abi.INT), self._small(_name(t))])])
                 v.value = _loc(ast.IfExp(test=test, body=_name(t), orelse=_call(abi.G_FV, [_name(t)])), v)
-                unbounded += 1
             else:
                 v.value = _loc(_call(abi.G_FV, [val]), v)
-                unbounded += 1
+            parts.append((v, _field_bound(text, conv * MAX_LEN)))
         self.absorb(c)
-        if unbounded < 2:
-            return e
-        if walrus:
+        return self._joined(parts, e)[0]
+
+    def _joined(self, parts, ref):
+        """(the f-string of `parts`, a bound on its length). Within MAX_LEN + _SLACK: as it
+        is; else checked after it is built (`(t if len(t := f"...") <= MAX_LEN else
+        _races_g_szs(t))`); with more than _FIELDS fields of more than _FIELDS values'
+        worth, built _FIELDS fields at a time, each part checked, and the parts joined by
+        `_races_g_cat` (_FIELDS at a time, checking the total): 21,000 wide fields stop at
+        the first few instead of building gigabytes."""
+        fields = sum(isinstance(n, ast.FormattedValue) for n, _ in parts)
+        total = sum(b for _, b in parts)
+        if fields > _FIELDS and total > _FIELDS * MAX_LEN:
+            groups, run, n = [], [], 0
+            for node, b in parts:
+                if isinstance(node, ast.FormattedValue) and n == _FIELDS:
+                    groups.append(self._joined(run, ref))
+                    run, n = [], 0
+                run.append((node, b))
+                n += isinstance(node, ast.FormattedValue)
+            groups.append(self._joined(run, ref))
+            while len(groups) > 1:
+                groups = [(_loc(_call(abi.G_CAT, [g for g, _ in groups[i:i + _FIELDS]]), ref), MAX_LEN)
+                          for i in range(0, len(groups), _FIELDS)]
+            return groups[0]
+        node = _loc(ast.JoinedStr(values=[n for n, _ in parts]), ref)
+        if total <= MAX_LEN + _SLACK:
+            return node, total
+        if self.walrus:
             t = self.fx.tmp("t")
-            test = ast.Compare(left=_call(abi.LEN, [ast.NamedExpr(target=_name(t, True), value=e)]),
+            test = ast.Compare(left=_call(abi.LEN, [ast.NamedExpr(target=_name(t, True), value=node)]),
                                ops=[ast.LtE()], comparators=[_const(MAX_LEN)])
-            return _loc(ast.IfExp(test=test, body=_name(t), orelse=_call(abi.G_SZS, [_name(t)])), e)
-        return _loc(_call(abi.G_SZS, [e]), e)
+            return _loc(ast.IfExp(test=test, body=_name(t), orelse=_call(abi.G_SZS, [_name(t)])), ref), MAX_LEN
+        return _loc(_call(abi.G_SZS, [node]), ref), MAX_LEN
+
+    def _narrow_int(self, val, fast, slow, ref):
+        """`fast(v)` if the number `val` (visited) is within ±2**30, else `slow(v)` (a guard
+        that refuses an int wider than MAX_INT_BITS): `(fast(t) if -S < (t := val) < S else
+        slow(t))`; where `:=` is not allowed, a name is read again and anything else goes
+        to `slow` at once."""
+        if isinstance(val, ast.Constant):
+            small = type(val.value) is bool or -_SMALL_INT < val.value < _SMALL_INT
+            return _loc(fast(val) if small else slow(val), ref)
+        if isinstance(val, ast.Name):
+            probe, use = _clone(val), val
+        elif self.walrus:
+            t = self.fx.tmp("t")
+            probe, use = ast.NamedExpr(target=_name(t, True), value=val), _name(t)
+        else:
+            return _loc(slow(val), ref)
+        return _loc(ast.IfExp(test=self._small(probe), body=fast(use), orelse=slow(_clone(use))), ref)
+
+    def _sized_call(self, e):
+        """The calls whose guard the inference decides, rewritten, or None: `str(n)` of a
+        number not known to be within MAX_INT_BITS (`_narrow_int`: CPython's `str` within
+        ±2**30, the guarded one beyond); a case mapping (`s.upper()`; the table's guard
+        "factor") of a receiver whose length times the method's growth is within MAX_LEN
+        (a character, a short parameter): the method itself, not its wrapper."""
+        f = e.func
+        if (isinstance(f, ast.Name) and f.id == "str" and f.id not in self.shadow and len(e.args) == 1
+                and not e.keywords and _is_num(e.args[0], self.num)):
+            b = _bits(e.args[0], self.num) if "words" in self.fx.fast_paths else None
+            if b is not None and b <= MAX_INT_BITS:
+                return None  # (`_Charges`: CPython's `str`)
+            val = self.visit(e.args[0])
+            return self._narrow_int(val, lambda u: _call(abi.STR, [u]), lambda u: _call("str", [u]), e)
+        if isinstance(f, ast.Attribute) and f.attr in B.GROWING_METHODS and not e.args and not e.keywords:
+            if _is_char(f.value, self.num):
+                bound = 1
+            elif "words" in self.fx.fast_paths:
+                bound = _len_bound(f.value, self.num, self.fx.scope.lens)
+            else:
+                bound = None
+            if bound is not None and bound * B.GROWING_METHODS[f.attr] <= MAX_LEN:
+                f.value = self.visit(f.value)
+                return e
+        return None
 
     # -- displays
 

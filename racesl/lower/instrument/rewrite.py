@@ -34,6 +34,27 @@ def _deep_trees():
 
 
 _TREE_RECURSION = 100_000
+_HEX_BITS = 4096  # an int literal wider than this is written in hex (see `_Unparser`)
+
+
+_BaseUnparser = getattr(ast, "_Unparser", None)  # (CPython's own, behind `ast.unparse`)
+
+
+def _unparse(tree) -> str:
+    """`ast.unparse`, but an int wider than _HEX_BITS is written in hex: its decimal text
+    could pass CPython's int-to-str limit (4,300 digits; a 20,000-bit hex literal is legal
+    source), which would end the `--untrusted` startup in a ValueError. Hex has no limit."""
+    if _BaseUnparser is None:
+        return ast.unparse(tree)
+
+    class _Unparser(_BaseUnparser):
+        def _write_constant(self, value):
+            if type(value) is int and value.bit_length() > _HEX_BITS:
+                self.write(hex(value))
+            else:
+                super()._write_constant(value)
+
+    return _Unparser().visit(tree)
 
 
 # The fast paths `instrument` may take (docs/fuel.md, "Fast paths and the reference meter"):
@@ -98,6 +119,6 @@ def lower_to_source(module: ast.Module, **kw) -> str:
     line numbers."""
     inst = instrument(module, **kw)
     with _deep_trees():
-        src = ast.unparse(inst)
+        src = _unparse(inst)
         lm = json.dumps(line_map(inst, src), separators=(",", ":"))
     return f"{src}\n{LINEMAP_TAG}{lm}\n"

@@ -284,7 +284,8 @@ class _Scope:
     def __init__(self, fn: ast.FunctionDef, params: Mapping[str, ParamFacts] | Iterable[str],
                  funcs: frozenset[str], entry: bool = False, harmless: frozenset[str] = frozenset()):
         """`params`: the declared facts of fn's parameters, by name (or as marks: see facts.py);
-        `entry`: fn is an entry variant, which trusts them all (else only `is_int`)."""
+        `entry`: fn is an entry variant, whose callers check the arguments, so it trusts them
+        (an ordinary variant, called by other bodies with arguments no one checks, trusts none)."""
         facts = as_facts(params)
 
         def fact(p: str) -> ParamFacts:
@@ -293,7 +294,10 @@ class _Scope:
         self.funcs = funcs
         self.harmless = harmless  # leaf functions that cannot change the length of a list
         self.params = [a.arg for a in fn.args.args]
-        elems = {p for p in self.params if entry and fact(p).int_elems}
+        # a parameter's declared elements and length hold only while nothing can store into
+        # it: not changed in place, aliased or passed on anywhere in the body (`_escaping`)
+        held = set(self.params) - self._escaping(fn, set(self.params), held=True) if entry else set()
+        elems = {p for p in held if fact(p).int_elems}
         sized = {p for p in self.params if entry and fact(p).sized}
         declared_sized: set[str] = set()  # those never bound again (known once all bindings are)
         strs = {p for p in self.params if entry and fact(p).is_str}
@@ -346,7 +350,7 @@ class _Scope:
                 bind_target(t.value, None)
 
         for p in self.params:
-            binders[p].append((lambda num: True) if fact(p).is_int else (lambda num: False))
+            binders[p].append((lambda num: True) if entry and fact(p).is_int else (lambda num: False))
             word = entry and fact(p).word
             bits[p].append(lambda num, word=word: WORD_BITS if word else None)
             texts[p].append(lambda num, p=p: p in strs)  # (declared, and never bound again)
@@ -428,16 +432,20 @@ class _Scope:
         self.num = frozenset(num | words | {n + STR for n in known_strs})
         # (a parameter only when declared and never bound again)
         self.sized = frozenset(_greatest(sizes, lambda n, known: all(f(self.num, known) for f in sizes[n])))
-        self.short = frozenset(p for p in self.sized if fact(p).short)
-        self.rows = frozenset(p for p in self.sized if fact(p).short_rows)
-        self.lens = {p: f.max_len for p, f in facts.items() if f.max_len is not None and p in declared_sized}
+        self.short = frozenset(p for p in self.sized & held if fact(p).short)
+        self.rows = frozenset(p for p in self.sized & held if fact(p).short_rows)
+        self.lens = {p: f.max_len for p, f in facts.items()
+                     if f.max_len is not None and p in declared_sized and p in held}
         self.num |= {p + LEN for p in self.lens}
         fresh_only = {n for n, fs in fresh.items() if fs and all(fs)}
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
 
     @staticmethod
-    def _escaping(fn, names) -> set[str]:
-        """Names among `names` whose object may end up reachable some other way."""
+    def _escaping(fn, names, held: bool = False) -> set[str]:
+        """Names among `names` whose object may end up reachable some other way; with `held`,
+        also those it may be changed through in place (a subscript store, a mutating method:
+        B.MUTATING_METHODS) — the names a parameter's declared element and length facts no
+        longer hold for (the unpacking `a, b = p` binds its elements, not p)."""
         if not names:
             return set()
         parent = {}
@@ -452,15 +460,24 @@ class _Scope:
             ok = False
             if isinstance(p, ast.Attribute) and p.value is n:
                 gp = parent.get(p)
-                ok = isinstance(gp, ast.Call) and gp.func is p
+                ok = isinstance(gp, ast.Call) and gp.func is p and not (held and p.attr in B.MUTATING_METHODS)
             elif isinstance(p, ast.Call):
-                ok = (n in p.args and isinstance(p.func, ast.Name) and p.func.id in _BUILTINS)
+                f = p.func  # an argument of a builtin, or of a method that stores nothing;
+                # held: not one that may be the result, an alias (`max(xs, ys)`, `d.get(k, xs)`;
+                # one argument of max/min or the key of get: an element is, not the argument)
+                ok = n in p.args and (
+                    isinstance(f, ast.Name) and f.id in _BUILTINS
+                    and not (held and f.id in B.ELEM_BUILTINS and len(p.args) > 1)
+                    or isinstance(f, ast.Attribute) and f.attr not in B.MUTATING_METHODS
+                    and not (held and f.attr in B.ELEM_METHODS and n is not p.args[0]))
             elif isinstance(p, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Return, ast.FormattedValue)):
                 ok = True
             elif isinstance(p, ast.Subscript):
-                ok = p.value is n
+                ok = p.value is n and not (held and not isinstance(p.ctx, ast.Load))
             elif isinstance(p, (ast.For, ast.comprehension)):
                 ok = p.iter is n
+            elif isinstance(p, ast.Assign) and held:
+                ok = all(isinstance(t, (ast.Tuple, ast.List)) for t in p.targets)
             if not ok:
                 out.add(n.id)
         return out

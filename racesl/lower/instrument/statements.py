@@ -272,7 +272,7 @@ class _Fx(_Loops, _Ahead):
                 return ast.Slice(**{f: _clone(parts.get(f)) for f in ("lower", "upper", "step")})
         else:
             idx = self.tmp("t")
-            pre.append(_assign(idx, ex.visit(t.slice), s))
+            pre.append(_assign(idx, ex.key(t.slice), s))  # (hashed: `_Guards.key`)
 
             def index():
                 return _name(idx)
@@ -287,7 +287,8 @@ class _Fx(_Loops, _Ahead):
     def s_Assert(self, s, fast):
         def build(s, ex):
             s.test = ex.visit(s.test)
-            s.msg = ex.visit(s.msg)
+            if s.msg is not None:  # rendered when the test fails: its text bounded first
+                s.msg = _loc(_call(abi.G_FV, [ex.visit(s.msg)]), s.msg)
             return [s]
         return self._synced(s, build)
 

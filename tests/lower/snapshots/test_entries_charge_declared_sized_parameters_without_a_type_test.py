@@ -14,12 +14,12 @@ def f(_races_fuel, _races_depth, xs):
     _races_f = _races_fuel[0] - 1
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
-    _races_r = ((_races_sorted(_races_t1) if _races_type(_races_t1) in _races_SZ else _races_g_szl(_races_sorted(_races_t1))) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := xs)) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2))[0]
+    _races_r = ((_races_sorted(_races_t1) if _races_type(_races_t1) in _races_SZ else _races_g_szl(_races_sorted(_races_t1))) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := (xs if _races_type(xs) in _races_FLAT else _races_g_walk(xs)))) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2))[0]
     _races_fuel[0] = _races_f
     return _races_r
 
 def _races_entry__f(xs, _races_wall=None, _races_f=0, _races_meter=None):
-    _races_r = (_races_sorted(_races_t3) if ((_races_t4 := _races_len((_races_t3 := xs))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4))[0]
+    _races_r = (_races_sorted(_races_t3) if ((_races_t4 := _races_len((_races_t3 := (xs if _races_type(xs) in _races_FLAT else _races_g_walk(xs))))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4))[0]
     _races_meter[0] = _races_f
     return _races_r
 
@@ -60,7 +60,7 @@ def f(_races_fuel, _races_depth, xs):
     _races_fuel[0] = _races_f
     xs = g(_races_fuel, _races_depth + 1, xs)
     _races_f = _races_fuel[0]
-    _races_r = ((_races_sorted(_races_t1) if _races_type(_races_t1) in _races_SZ else _races_g_szl(_races_sorted(_races_t1))) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := xs)) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2))[0]
+    _races_r = ((_races_sorted(_races_t1) if _races_type(_races_t1) in _races_SZ else _races_g_szl(_races_sorted(_races_t1))) if ((_races_t2 := (_races_len(_races_t1) if _races_type((_races_t1 := (xs if _races_type(xs) in _races_FLAT else _races_g_walk(xs)))) in _races_SZ else _races_clen(_races_t1))) <= 100000) & ((_races_f := (_races_f - _races_t2)) >= 0) else _races_charge_fail(_races_t1, _races_t2))[0]
     _races_fuel[0] = _races_f
     return _races_r
 
@@ -72,6 +72,6 @@ def _races_entry__f(xs, _races_wall=None, _races_f=0, _races_meter=None):
     _races_fuel[0] = _races_f
     xs = g(_races_fuel, _races_depth + 1, xs)
     _races_f = _races_fuel[0]
-    _races_r = ((_races_sorted(_races_t3) if _races_type(_races_t3) in _races_SZ else _races_g_szl(_races_sorted(_races_t3))) if ((_races_t4 := (_races_len(_races_t3) if _races_type((_races_t3 := xs)) in _races_SZ else _races_clen(_races_t3))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4))[0]
+    _races_r = ((_races_sorted(_races_t3) if _races_type(_races_t3) in _races_SZ else _races_g_szl(_races_sorted(_races_t3))) if ((_races_t4 := (_races_len(_races_t3) if _races_type((_races_t3 := (xs if _races_type(xs) in _races_FLAT else _races_g_walk(xs)))) in _races_SZ else _races_clen(_races_t3))) <= 100000) & ((_races_f := (_races_f - _races_t4)) >= 0) else _races_charge_fail(_races_t3, _races_t4))[0]
     _races_meter[0] = _races_f
     return _races_r

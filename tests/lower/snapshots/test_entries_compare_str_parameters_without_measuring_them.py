@@ -45,14 +45,14 @@ def f(_races_fuel, _races_depth, s, t):
     if _races_n1 <= _races_f:
         _races_f -= _races_n1
         for c in _races_i2:
-            if (c if _races_type(c) in _races_FLAT else _races_g_deep(c)) in (_races_t3 if (_races_f := (_races_f - (_races_len(_races_t3) if _races_type((_races_t3 := t)) in _races_SEQ else 0))) >= 0 else _races_fuel_out()):
+            if (c if _races_type(c) in _races_FLAT else _races_g_deep(c)) in (_races_t3 if (_races_f := (_races_f - (_races_len(_races_t3) if _races_type((_races_t3 := _races_g_in(t, c))) in _races_SEQ else 0))) >= 0 else _races_fuel_out()):
                 n += 1
     else:
         for c in _races_i2:
             if not _races_f:
                 raise _races_FuelOut
             _races_f -= 1
-            if (c if _races_type(c) in _races_FLAT else _races_g_deep(c)) in (_races_t4 if (_races_f := (_races_f - (_races_len(_races_t4) if _races_type((_races_t4 := t)) in _races_SEQ else 0))) >= 0 else _races_fuel_out()):
+            if (c if _races_type(c) in _races_FLAT else _races_g_deep(c)) in (_races_t4 if (_races_f := (_races_f - (_races_len(_races_t4) if _races_type((_races_t4 := _races_g_in(t, c))) in _races_SEQ else 0))) >= 0 else _races_fuel_out()):
                 n += 1
     _races_fuel[0] = _races_f
     return n

@@ -209,7 +209,7 @@ def f(_races_fuel, _races_depth, n):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return n * 3
+    return n * 3 if _races_type(n) is _races_int and -1073741823 < n < 1073741823 else _races_g_mul(n, 3)
 
 def _races_entry__f(n, _races_wall=None, _races_f=0, _races_meter=None):
     return n * 3
@@ -227,7 +227,7 @@ def f(_races_fuel, _races_depth, n):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return n * n if -1073741823 < n < 1073741823 else _races_g_mul(n, n)
+    return n * n if _races_type(n) is _races_int and -1073741823 < n < 1073741823 else _races_g_mul(n, n)
 
 def _races_entry__f(n, _races_wall=None, _races_f=0, _races_meter=None):
     return n * n if -1073741823 < n < 1073741823 else _races_g_mul(n, n)
@@ -263,7 +263,7 @@ def f(_races_fuel, _races_depth, n):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return n % 7
+    return n % 7 if _races_type(n) is _races_int else _races_g_mod(n, 7)
 
 def _races_entry__f(n, _races_wall=None, _races_f=0, _races_meter=None):
     return n % 7
@@ -335,7 +335,7 @@ def f(_races_fuel, _races_depth, n):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return n << 3
+    return _races_g_lshift(n, 3)
 
 def _races_entry__f(n, _races_wall=None, _races_f=0, _races_meter=None):
     return n << 3
@@ -371,10 +371,10 @@ def f(_races_fuel, _races_depth, s):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return f'{(_races_t1 if _races_type((_races_t1 := s)) in _races_TEXT else _races_g_fv(_races_t1))}'
+    return f'{(_races_t1 if _races_type((_races_t1 := s)) in _races_TEXT or (_races_type(_races_t1) is _races_int and -1073741823 < _races_t1 < 1073741823) else _races_g_fv(_races_t1))}'
 
 def _races_entry__f(s, _races_wall=None, _races_f=0, _races_meter=None):
-    return f'{(_races_t2 if _races_type((_races_t2 := s)) in _races_TEXT else _races_g_fv(_races_t2))}'
+    return f'{(_races_t2 if _races_type((_races_t2 := s)) in _races_TEXT or (_races_type(_races_t2) is _races_int and -1073741823 < _races_t2 < 1073741823) else _races_g_fv(_races_t2))}'
 
 
 # ==============================================================================
@@ -389,7 +389,7 @@ def f(_races_fuel, _races_depth, n):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return f'{n}-{n:>5}'
+    return _races_t3 if _races_len((_races_t3 := f'{(_races_t1 if _races_type((_races_t1 := n)) in _races_TEXT or (_races_type(_races_t1) is _races_int and -1073741823 < _races_t1 < 1073741823) else _races_g_fv(_races_t1))}-{(_races_t2 if _races_type((_races_t2 := n)) in _races_TEXT or (_races_type(_races_t2) is _races_int and -1073741823 < _races_t2 < 1073741823) else _races_g_fv(_races_t2)):>5}')) <= 100000 else _races_g_szs(_races_t3)
 
 def _races_entry__f(n, _races_wall=None, _races_f=0, _races_meter=None):
-    return f'{n}-{n:>5}'
+    return f'{(n if -1073741823 < n < 1073741823 else _races_g_fv(n))}-{(n if -1073741823 < n < 1073741823 else _races_g_fv(n)):>5}'

@@ -15,7 +15,7 @@ def f(_races_fuel, _races_depth, n, k):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return ((n * k if -1073741823 < k < 1073741823 else _races_g_mul(n, k)) if -1073741823 < n < 1073741823 else _races_g_mul(n, k)) % 7
+    return _races_g_mod(n * k if _races_type(n) is _races_int and -1073741823 < n < 1073741823 and (_races_type(k) is _races_int) and (-1073741823 < k < 1073741823) else _races_g_mul(n, k), 7)
 
 def _races_entry__f(n, k, _races_wall=None, _races_f=0, _races_meter=None):
     return n * k % 7
@@ -33,7 +33,7 @@ def f(_races_fuel, _races_depth, n, k):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return (n ** 2 if -1073741823 < n < 1073741823 else _races_g_pow(n, 2)) + (n << 5)
+    return _races_g_pow(n, 2) + _races_g_lshift(n, 5)
 
 def _races_entry__f(n, k, _races_wall=None, _races_f=0, _races_meter=None):
     return n ** 2 + (n << 5)
@@ -58,10 +58,10 @@ def f(_races_fuel, _races_depth, n, k):
     if _races_n1 <= _races_f:
         _races_f -= _races_n1
         _races_fuel[0] = _races_f
-        return [((n + i) * (k - j) if -1073741823 < k - j < 1073741823 else _races_g_mul(n + i, k - j)) if -1073741823 < n + i < 1073741823 else _races_g_mul(n + i, k - j) for i in _races_i2 for j in _races_tick_iter(_races_fuel, range(k))]
+        return [_races_g_mul(n + i, k - j) for i in _races_i2 for j in _races_tick_iter(_races_fuel, range(k))]
     else:
         _races_fuel[0] = _races_f
-        return [((n + i) * (k - j) if -1073741823 < k - j < 1073741823 else _races_g_mul(n + i, k - j)) if -1073741823 < n + i < 1073741823 else _races_g_mul(n + i, k - j) for i in _races_tick_iter(_races_fuel, _races_i2) for j in _races_tick_iter(_races_fuel, range(k))]
+        return [_races_g_mul(n + i, k - j) for i in _races_tick_iter(_races_fuel, _races_i2) for j in _races_tick_iter(_races_fuel, range(k))]
 
 def _races_entry__f(n, k, _races_wall=None, _races_f=0, _races_meter=None):
     if not _races_wd.depth:
@@ -133,7 +133,7 @@ def f(_races_fuel, _races_depth, n, k):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return _races_g_mul(_races_g_mul(_races_g_pow(n, 64), _races_g_pow(n, 64)), n ** 3 if -1073741823 < n < 1073741823 else _races_g_pow(n, 3))
+    return _races_g_mul(_races_g_mul(_races_g_pow(n, 64), _races_g_pow(n, 64)), _races_g_pow(n, 3))
 
 def _races_entry__f(n, k, _races_wall=None, _races_f=0, _races_meter=None):
     return (_races_t1 * _races_t2 if -1073741823 < (_races_t2 := (n ** 3)) < 1073741823 else _races_g_mul(_races_t1, _races_t2)) if -1073741823 < (_races_t1 := (n ** 64 * n ** 64)) < 1073741823 else _races_g_mul(_races_t1, n ** 3)
@@ -151,7 +151,7 @@ def f(_races_fuel, _races_depth, n, k, m):
     if _races_f < 0:
         _races_entry_fail(_races_f, _races_depth)
     _races_fuel[0] = _races_f
-    return (n * m if -1073741823 < m < 1073741823 else _races_g_mul(n, m)) if -1073741823 < n < 1073741823 else _races_g_mul(n, m)
+    return n * m if _races_type(n) is _races_int and -1073741823 < n < 1073741823 and (_races_type(m) is _races_int) and (-1073741823 < m < 1073741823) else _races_g_mul(n, m)
 
 def _races_entry__f(n, k, m, _races_wall=None, _races_f=0, _races_meter=None):
     return (n * m if -1073741823 < m < 1073741823 else _races_g_mul(n, m)) if -1073741823 < n < 1073741823 else _races_g_mul(n, m)

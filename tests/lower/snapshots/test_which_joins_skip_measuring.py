@@ -178,10 +178,10 @@ def f(_races_fuel, _races_depth, xs, s, c):
     if _races_n1 <= _races_f:
         _races_f -= _races_n1
         _races_fuel[0] = _races_f
-        return _races_g_join('', (c.upper() for c in _races_i2))
+        return _races_g_join('', (_races_meth_upper(c) for c in _races_i2))
     else:
         _races_fuel[0] = _races_f
-        return _races_g_join('', (c.upper() for c in _races_tick_iter(_races_fuel, _races_i2)))
+        return _races_g_join('', (_races_meth_upper(c) for c in _races_tick_iter(_races_fuel, _races_i2)))
 
 def _races_entry__f(xs, s, c, _races_wall=None, _races_f=0, _races_meter=None):
     if not _races_wd.depth:
