@@ -51,6 +51,11 @@ def span_of(x) -> Span:
 
 
 _STR_PREFIX = re.compile(r"(?i)([rbuf]*)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Replacement fields in one f-string (nested specs and f-strings in fields included): the
+# lowering and CPython's own compiler take time superlinear in them (21,000 fields hung
+# `--untrusted` startup), and no task text needs more than a few dozen.
+MAX_FSTRING_FIELDS = 256
 
 
 @v_args(meta=True)
@@ -397,7 +402,7 @@ class Builder(Transformer_NonRecursive):
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        parts.append(pyast.literal_eval(str(t)))
+                        parts.append(self._encodable(pyast.literal_eval(str(t)), tok_span(t)))
                 except (ValueError, SyntaxError) as e:
                     self._err("E102", f"invalid string literal: {e.msg if hasattr(e, 'msg') else e}",
                               tok_span(t), hint="check the escape sequences")
@@ -411,7 +416,14 @@ class Builder(Transformer_NonRecursive):
                 merged[-1] += p
             elif p != "":
                 merged.append(p)
-        return A.FString(tuple(merged), sp)
+        node = A.FString(tuple(merged), sp)
+        fields = sum(isinstance(n, A.FormattedValue) for n in A.walk(node))
+        if fields > MAX_FSTRING_FIELDS:
+            self._err("E112", f"this f-string has {fields:,} replacement fields; the limit is "
+                      f"{MAX_FSTRING_FIELDS:,}", sp,
+                      hint="build the text from parts, e.g. \"\".join(...) over a list")
+            return A.Const("", sp)
+        return node
 
     # ------------------------------------------------------------ f-strings
 
@@ -425,12 +437,25 @@ class Builder(Transformer_NonRecursive):
 
     def _literal_piece(self, s: str, raw: bool, span: Span) -> str:
         if raw or "\\" not in s:
-            return s
+            return self._encodable(s, span)
         try:
-            return pyast.literal_eval('"""' + s.replace('"', '\\"') + '"""')
+            return self._encodable(pyast.literal_eval('"""' + s.replace('"', '\\"') + '"""'), span)
         except (ValueError, SyntaxError):
             self._err("E111", "invalid escape in f-string", span)
             return s
+
+    def _encodable(self, s: str, span: Span) -> str:
+        """`s`, or "" with E114 when it holds a lone surrogate (from an escape such as
+        `\\ud800`, or from editor text): such text cannot be written as UTF-8, so it
+        would pass the checker and only fail when a record is written."""
+        m = _SURROGATE.search(s)
+        if m is None:
+            return s
+        self._err("E114", f"this string holds the lone surrogate U+{ord(m.group()):04X}, "
+                  "which cannot be encoded as UTF-8", span,
+                  hint="remove the escape, or write the character itself (a pair of \\u surrogate "
+                       "escapes is two lone surrogates, not one character: use \\U0001XXXX)")
+        return ""
 
     def _fparts(self, body: str, base: int, raw: bool, span: Span, depth: int = 0) -> list:
         parts: list = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Iterator
 
 import attrs
@@ -128,6 +129,7 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
     """Tokens with NEWLINE/INDENT/DEDENT, ending in EOF; plus diagnostics."""
     diags: list[Diagnostic] = []
     lines = _Lines(text)
+    statement_follows = _StatementFollows(text)
     toks: list[Tok] = []
     indents = [0]
     brackets: list[tuple[str, Span]] = []
@@ -228,7 +230,7 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
         if kind in ("ws", "comment", "cont"):
             continue
         if kind == "newline":
-            if brackets and _statement_follows(text, i, indents[-1]):
+            if brackets and statement_follows(i, indents[-1]):
                 opener, sp = brackets[0]
                 diags.append(Diagnostic("E100", f"'{opener}' was never closed", sp, path,
                                         hint=f"add the matching '{_OPEN[opener]}'"))
@@ -240,6 +242,12 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
             continue
         line_had_tokens, line_has_tokens = line_has_tokens, True
         if kind == "name":
+            if not value.isascii():
+                value = _name(value)
+                if not value.isidentifier():
+                    err("E101", f"'{m.group()}' is not a valid name", start, end,
+                        hint="use letters, digits and '_' only")
+                    continue
             if value in KEYWORDS:
                 emit("KW", value, start, end)
             elif value in TOP_KEYWORDS and len(toks) > 0 and toks[-1].kind in ("NEWLINE", "DEDENT") \
@@ -293,31 +301,53 @@ def tokenize(text: str, path: str = "<input>") -> tuple[list[Tok], list[Diagnost
     return toks, diags
 
 
+def _name(text: str) -> str:
+    """A name as CPython reads it: NFKC-normalised (PEP 3131), so `ﬁ` and `fi` are one name.
+    The lowering compiles our tree in-process but source text under `--untrusted`, which
+    CPython normalises; normalising here, once, makes both see the same names."""
+    return unicodedata.normalize("NFKC", text)
+
+
 _STATEMENT_START = re.compile(
     r"[ \t]*(?:(?:return|if|elif|else|for|while|def|env|type|newtype|module|import|from|pass|break|"
     r"continue|assert|class|try|with|raise)\b|@)"
 )
 
 
-def _statement_follows(text: str, i: int, indent: int) -> bool:
+class _StatementFollows:
     """Inside brackets at a line break: does the next line look like a new statement?
 
     Then the bracket was left open by mistake; closing it here keeps one missing ')'
-    from swallowing the rest of the file.
+    from swallowing the rest of the file. The answer is that of the next non-blank line,
+    so it is remembered for every line break before that line: a run of blank or comment
+    lines inside brackets is scanned once, not once per line break (which was quadratic).
     """
-    n = len(text)
-    while i < n:
-        j = i
-        while j < n and text[j] in " \t":
-            j += 1
-        if j < n and text[j] in "#\r\n":
-            while j < n and text[j] not in "\r\n":
+
+    def __init__(self, text: str):
+        self.text = text
+        self.lo = self.hi = -1  # line breaks in [lo, hi] share the cached answer
+        self.indent = -1
+        self.answer = False
+
+    def __call__(self, i: int, indent: int) -> bool:
+        if self.lo <= i <= self.hi and indent == self.indent:
+            return self.answer
+        text, n, start = self.text, len(self.text), i
+        answer = False
+        while i < n:
+            j = i
+            while j < n and text[j] in " \t":
                 j += 1
-            i = j + 1
-            continue
-        m = _STATEMENT_START.match(text, i)
-        return bool(m) and (j - i) <= indent
-    return False
+            if j < n and text[j] in "#\r\n":
+                while j < n and text[j] not in "\r\n":
+                    j += 1
+                i = j + 1
+                continue
+            m = _STATEMENT_START.match(text, i)
+            answer = bool(m) and (j - i) <= indent
+            break
+        self.lo, self.hi, self.indent, self.answer = start, i, indent, answer
+        return answer
 
 
 def split_items(toks: list[Tok]) -> Iterator[list[Tok]]:

@@ -8,11 +8,12 @@ costs one diagnostic, not the rest of the file.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from pathlib import Path
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from racesl import resources
@@ -121,6 +122,62 @@ def _describe(t: Tok) -> str:
     }.get(t.kind, f"'{t.value}'")
 
 
+class _DiagIndex:
+    """Lines of the diagnostics in one list, for the parser's per-item and per-error
+    questions. Scanning the whole list each time made a file of many small errors
+    quadratic. The list only grows while a file is parsed, so the index reads what was
+    appended since it last looked; the last list seen is remembered (one slot)."""
+
+    _last: _DiagIndex | None = None
+
+    def __init__(self, diags: list[Diagnostic]):
+        self.diags = diags
+        self.seen = 0
+        self.echo_lines: set[int] = set()
+        self.e103_lines: list[int] = []  # sorted
+
+    @classmethod
+    def of(cls, diags: list[Diagnostic]) -> _DiagIndex:
+        ix = cls._last
+        if ix is None or ix.diags is not diags or len(diags) < ix.seen:
+            ix = cls._last = cls(diags)
+        for d in diags[ix.seen:]:
+            if d.code in ECHO_OF:
+                ix.echo_lines.add(d.span.line)
+            if d.code == "E103":
+                bisect.insort(ix.e103_lines, d.span.line)
+        ix.seen = len(diags)
+        return ix
+
+    def echo_on(self, line: int) -> bool:
+        return line in self.echo_lines
+
+    def e103_within(self, first: int, last: int) -> bool:
+        k = bisect.bisect_left(self.e103_lines, first)
+        return k < len(self.e103_lines) and self.e103_lines[k] <= last
+
+
+class _Snapshot:
+    """The LALR stacks of an interactive parser, restorable in time proportional to their
+    depth (not to the tokens fed). Lark's LALR tree builder extends the child list of the
+    leftmost tree of a reduction in place (its left-recursion optimisation), so we note
+    each tree's child count and cut the lists back to it on restore."""
+
+    __slots__ = ("states", "values", "lengths")
+
+    def __init__(self, ip):
+        st = ip.parser_state
+        self.states = list(st.state_stack)
+        self.values = list(st.value_stack)
+        self.lengths = [(v.children, len(v.children)) for v in self.values if isinstance(v, Tree)]
+
+    def restore(self, ip) -> None:
+        for children, k in self.lengths:
+            del children[k:]
+        ip.parser_state.state_stack = list(self.states)
+        ip.parser_state.value_stack = list(self.values)
+
+
 class _ItemParser:
     """Parses the tokens of one top-level item with statement-level recovery."""
 
@@ -143,8 +200,8 @@ class _ItemParser:
             ttype = _KIND_TO_TERMINAL[t.kind]
         return Token(ttype, t.value, s.start, s.line, s.col, s.end_line, s.end_col, s.end)
 
-    def _error(self, t: Tok, exc: Exception | None, expected: set[str]) -> None:
-        if t.kind in ("FORBIDDEN", "KW") and t.value in _FORBIDDEN_HINTS and self._at_statement_start(t):
+    def _error(self, t: Tok, exc: Exception | None, expected: set[str], k: int | None = None) -> None:
+        if t.kind in ("FORBIDDEN", "KW") and t.value in _FORBIDDEN_HINTS and self._at_statement_start(t, k):
             what = "nested function definitions" if t.value == "def" else f"`{t.value}` statements"
             msg = f"{what} are not allowed in a body" if t.value not in ("as",) else "`as` is not supported"
             if t.value in ("import", "from"):
@@ -159,7 +216,7 @@ class _ItemParser:
             hint = "assign on a line of its own" if t.value == ":=" else "use `not` for negation"
             self.diags.append(Diagnostic("E100", f"'{t.value}' is not supported", t.span, self.path, hint=hint))
             return
-        if any(d.span.line == t.span.line and d.code in ECHO_OF for d in self.diags):
+        if _DiagIndex.of(self.diags).echo_on(t.span.line):
             return  # the lexer already explained this line; a parse error here is an echo
         if self.toks and t is self.toks[0] and t.kind not in ("INDENT",):
             self.diags.append(Diagnostic(
@@ -183,8 +240,8 @@ class _ItemParser:
             hint = ("expected " + ", ".join(exp[:6]) + (" or ..." if len(exp) > 6 else "")) if exp else None
         self.diags.append(Diagnostic("E100", msg, t.span, self.path, hint=hint))
 
-    def _at_statement_start(self, t: Tok) -> bool:
-        k = self.toks.index(t)
+    def _at_statement_start(self, t: Tok, k: int | None = None) -> bool:
+        k = self.toks.index(t) if k is None else k
         return k == 0 or self.toks[k - 1].kind in ("NEWLINE", "INDENT", "DEDENT") or \
             self.toks[k - 1].value == ":"
 
@@ -226,45 +283,40 @@ class _ItemParser:
     def parse(self):
         toks = self.toks
         ip = _lark().parse_interactive(start="item")
-        # Tokens fed so far. A checkpoint is an index into this list; on an error we replay
-        # up to it into a fresh parser (errors are rare; copying state at every statement
-        # would cost a third of the parse).
-        fed: list[Token] = []
-        checkpoint = (0, 0)  # (len(fed), token index)
+        # Before each statement we note the parser's stacks; on an error we put them back,
+        # skip the statement and feed `pass` instead. Replaying every token fed so far
+        # instead made each error cost the whole item so far (quadratic in errors).
+        checkpoint = (_Snapshot(ip), 0)  # (stacks, token index)
         i = 0
         n = len(toks)
         last_error_at = -1
         while i < n:
             t = toks[i]
             if i > 0 and toks[i - 1].kind in ("NEWLINE", "INDENT", "DEDENT"):
-                checkpoint = (len(fed), i)
+                checkpoint = (_Snapshot(ip), i)
             try:
-                lt = self._lark_token(t, ip)
-                ip.feed_token(lt)
-                fed.append(lt)
+                ip.feed_token(self._lark_token(t, ip))
                 i += 1
                 continue
             except UnexpectedToken as e:
                 expected = set(e.expected or ())
             except UnexpectedInput:
                 expected = set()
-            self._error(t, None, expected)
-            nfed, s = checkpoint
+            self._error(t, None, expected, i)
+            snap, s = checkpoint
             if s == 0 or i <= last_error_at:
                 return None  # the header itself is broken: drop the item
             last_error_at = i
             j = self._skip_statement(s, i)
             self.skipped.update(t.value for t in toks[s:j] if t.kind == "NAME")
             self.recovered.append(toks[s].span)
-            del fed[nfed:]
-            if t.kind != "INDENT":
-                sp = toks[s].span
-                fed.append(Token("PASS", "pass", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
-                fed.append(Token("_NEWLINE", "", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
             ip = _lark().parse_interactive(start="item")
+            snap.restore(ip)
             try:
-                for lt in fed:
-                    ip.feed_token(lt)
+                if t.kind != "INDENT":
+                    sp = toks[s].span
+                    ip.feed_token(Token("PASS", "pass", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
+                    ip.feed_token(Token("_NEWLINE", "", sp.start, sp.line, sp.col, sp.line, sp.col, sp.start))
             except UnexpectedInput:
                 return None
             i = j
@@ -289,8 +341,7 @@ def parse_item_tokens(toks: list[Tok], text: str, path: str, diags: list[Diagnos
         diags.append(Diagnostic("E112", f"this declaration has {len(toks):,} tokens; the limit is {MAX_ITEM_TOKENS:,}",
                                 toks[0].span, path, hint="split it into smaller helpers, or move data into a sampler"))
         return None
-    if skipped is not None and toks and any(
-            d.code == "E103" and toks[0].span.line <= d.span.line <= toks[-1].span.end_line for d in diags):
+    if skipped is not None and toks and _DiagIndex.of(diags).e103_within(toks[0].span.line, toks[-1].span.end_line):
         skipped.add("#indent")  # the blocks are a guess: no findings that rest on them (W602, E507)
     parser = _ItemParser(toks, path, diags, skipped)
     tree = parser.parse()

@@ -113,3 +113,16 @@ def test_a_decimal_literal_cpython_cannot_read_is_refused_where_it_stands(digits
     else:  # read exactly, never as 0
         ret = mod.items[0].body[-1]
         assert ret.value.right.value == int("9" * digits)
+
+
+def test_a_flood_of_fstring_fields_is_refused_at_the_fstring():
+    from racesl.syntax.build import MAX_FSTRING_FIELDS
+
+    ok = 'env e(x: Int) -> Str:\n    return f"' + "{x}" * MAX_FSTRING_FIELDS + '"\n'
+    assert parse_module(ok)[1] == []
+    for body in ("{x}" * 21_000, "{x:{x}}" * (MAX_FSTRING_FIELDS // 2 + 1), "{f'{x}'}" * (MAX_FSTRING_FIELDS // 2 + 1)):
+        _, diags = parse_module('env e(x: Int) -> Str:\n    return "a" f"' + body + '"\n')
+        assert [d.code for d in diags] == ["E112"], body[:20]
+        d = diags[0]
+        assert (d.span.line, d.span.col) == (2, 12) and "replacement fields; the limit is 256" in d.message
+        assert d.hint
