@@ -1,11 +1,13 @@
 """`racesc score TASKS COMPLETIONS [-o SCORES] [--json]`: score `{"id", "completion"}` rows.
 
-COMPLETIONS is a JSONL file, or `-` for standard input. Each row gets `{"id", "score",
-"status", "detail"}` (see `racesl.rewards.verdict`), written to SCORES with `-o` (`-o -`:
-to stdout, the summary then to stderr). The summary gives the mean score by operator and
-size and how many completions had each status: rich tables, or with `--json` one JSON
-object (docs/compile.md). A line that cannot be read is reported by its line number on
-stderr and counted; a completion that is not text still scores 0, with a status."""
+COMPLETIONS is a JSONL file, or `-` for standard input. Each non-blank line gets one row
+`{"id", "score", "status", "detail"}` (see `racesl.rewards.verdict`), in order, written to
+SCORES with `-o` (`-o -`: to stdout, the summary then to stderr). The summary gives the
+mean score by operator and size and how many completions had each status: rich tables, or
+with `--json` one JSON object (docs/compile.md). A line that cannot be read (or names no
+task) is reported by its line number on stderr, counted apart, and gets a row with score 0
+and status `error`; a completion that is not text still scores 0, with a status. No input
+line can stop the command: the process may be part of a training pipeline."""
 
 from __future__ import annotations
 
@@ -26,28 +28,89 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print the summary as one JSON object on stdout instead of tables")
 
 
-def _read_line(raw: bytes):
-    """(id, completion), None for a blank line, or a str saying why the line is unreadable."""
+MAX_LINE = 16 << 20  # bytes of one COMPLETIONS line; a longer one is unreadable, skipped without being held
+
+
+def _lines(f):
+    """(line number, bytes) of each line of f; None for the bytes of a line over MAX_LINE,
+    which is read past in pieces (so a line without end cannot fill the memory)."""
+    n = 0
+    while True:
+        raw = f.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        n += 1
+        if len(raw) > MAX_LINE:
+            while raw and not raw.endswith(b"\n"):
+                raw = f.readline(1 << 20)
+            yield n, None
+        else:
+            yield n, raw
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is no JSON value")
+
+
+class Unreadable(tuple):
+    """(id or None, why) of a line that cannot be scored."""
+
+    def __new__(cls, rid, why: str):
+        return super().__new__(cls, (rid, why))
+
+
+def _read_line(raw: bytes | None):
+    """(id, completion), None for a blank line, or Unreadable(id or None, why): the id
+    when the line names one that can be written back."""
     import json
 
+    if raw is None:
+        return Unreadable(None, f"line over {MAX_LINE >> 20} MiB")
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        return f"not UTF-8 (byte {e.start + 1})"
+        return Unreadable(None, f"not UTF-8 (byte {e.start + 1})")
     if not line.strip():
         return None
     try:
-        row = json.loads(line)
-    except ValueError as e:
-        return f"not JSON: {getattr(e, 'msg', str(e))} (column {getattr(e, 'colno', '?')})"
+        row = json.loads(line, parse_constant=_no_constant)
+    except RecursionError:
+        return Unreadable(None, "not JSON: nested too deeply")
+    except ValueError as e:  # (a JSONDecodeError, NaN or Infinity, an int past the digit limit)
+        if isinstance(e, json.JSONDecodeError):
+            return Unreadable(None, f"not JSON: {e.msg} (column {e.colno})")
+        why = "a number with too many digits" if "digits" in str(e) else _short(str(e))
+        return Unreadable(None, f"not JSON: {why}")
     if not isinstance(row, dict):
-        return f"not a JSON object but {'an array' if isinstance(row, list) else type(row).__name__}"
+        return Unreadable(None, f"not a JSON object but {_JSON_NAMES.get(type(row), 'a value')}")
+    rid = row.get("id")
+    good_id = isinstance(rid, (str, int)) and not isinstance(rid, bool)
     missing = [k for k in ("id", "completion") if k not in row]
     if missing:
-        return "no " + " and no ".join(f'"{k}"' for k in missing)
-    if not isinstance(row["id"], (str, int)) or isinstance(row["id"], bool):
-        return f'"id" is {type(row["id"]).__name__}, not a string'
-    return row["id"], row["completion"]  # any completion: verdict scores junk 0, with a status
+        return Unreadable(rid if good_id else None, "no " + " and no ".join(f'"{k}"' for k in missing))
+    if not good_id:
+        return Unreadable(None, f'"id" is {_JSON_NAMES.get(type(rid), "a value")}, not a string')
+    return rid, row["completion"]  # any completion: verdict scores junk 0, with a status
+
+
+_JSON_NAMES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _writable(value):
+    """value, or a str UTF-8 cannot encode (a lone surrogate, from a JSON escape) written
+    with backslash escapes instead: every row can be written."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
 
 
 def summary_json(rows: list[dict], records: dict, *, unknown: int, unreadable: list[int],
@@ -60,7 +123,9 @@ def summary_json(rows: list[dict], records: dict, *, unknown: int, unreadable: l
     acc = defaultdict(list)
     for r in rows:
         rec = records[r["id"]]
-        acc[(rec["operator"], rec["size"])].append(r["score"])
+        size = rec.get("size")
+        size = size if isinstance(size, (int, str)) else repr(size)  # (an edited record's size: any JSON)
+        acc[(str(rec.get("operator")), size)].append(r["score"])
     statuses = dict.fromkeys(STATUSES, 0)
     for r in rows:
         statuses[r["status"]] += 1
@@ -69,13 +134,38 @@ def summary_json(rows: list[dict], records: dict, *, unknown: int, unreadable: l
         "n": len(rows),
         "mean": sum(r["score"] for r in rows) / len(rows) if rows else None,
         "cells": [{"operator": op, "size": size, "n": len(xs), "mean": sum(xs) / len(xs)}
-                  for (op, size), xs in sorted(acc.items())],
+                  for (op, size), xs in sorted(acc.items(), key=_cell_order)],
         "statuses": statuses,
         "unknown_ids": unknown,
         "unreadable": len(unreadable),
         "unreadable_lines": unreadable,
         "output": output,
     }
+
+
+def _cell_order(item):
+    """Cells by operator, then size (a size that is no int, from an edited record, last)."""
+    (op, size), _ = item
+    if isinstance(size, int) and not isinstance(size, bool):
+        return op, 0, size, ""
+    return op, 1, 0, repr(size)
+
+
+def _tasks(path: str) -> dict:
+    """{id: record} of the tasks file; ValueError saying why it cannot serve."""
+    from racesl.records import read_records
+
+    try:
+        got = read_records(path)
+    except RecursionError:
+        raise ValueError("a line is nested too deeply") from None
+    records = {}
+    for k, r in enumerate(got, 1):
+        rid = r.get("id") if isinstance(r, dict) else None
+        if not isinstance(rid, (str, int)) or isinstance(rid, bool):
+            raise ValueError(f"record {k} is not an object with a string \"id\"")
+        records[rid] = r
+    return records
 
 
 def execute(args) -> int:
@@ -88,7 +178,7 @@ def execute(args) -> int:
 
     from racesl.cli.common import fail, stderr_console, stdout_console
     from racesl.cli.summary import print_json
-    from racesl.records import dumps, read_records, write_jsonl
+    from racesl.records import dumps, write_jsonl
     from racesl.rewards import load_sidecar, verdict
     from racesl.text import plural
 
@@ -96,7 +186,7 @@ def execute(args) -> int:
     if args.json and args.output == "-":
         return fail("--json and -o - would both write to stdout: give -o a file")
     try:
-        records = {r["id"]: r for r in read_records(args.tasks)}
+        records = _tasks(args.tasks)
     except (OSError, ValueError, KeyError) as e:
         return fail(f"cannot read tasks from {args.tasks}: {e}")
     sidecars = list(args.library) or ([args.tasks + ".library.json"] if Path(args.tasks + ".library.json").exists() else [])
@@ -105,7 +195,8 @@ def execute(args) -> int:
             load_sidecar(s)
         except (OSError, ValueError, KeyError) as e:
             return fail(f"cannot load library {s}: {e}")
-    rows = []
+    rows = []  # the judged completions
+    out_rows = []  # one per non-blank line, in order: what -o writes
     unknown = 0
     unreadable: list[int] = []
     name = "<stdin>" if args.completions == "-" else args.completions
@@ -113,31 +204,40 @@ def execute(args) -> int:
         f = sys.stdin.buffer if args.completions == "-" else open(args.completions, "rb")
     except OSError as e:
         return fail(f"cannot read completions from {args.completions}: {e.strerror}")
+
+    def bad(n: int, rid, why: str) -> None:
+        if len(unreadable) <= SHOWN_LINES:
+            err.print(f"{name}:{n}: {why}", markup=False, highlight=False)
+        out_rows.append({"id": rid, "score": 0.0, "status": "error", "detail": f"line {n}: {why}"})
+
     with f:
-        for n, raw in enumerate(f, 1):
+        for n, raw in _lines(f):
             got = _read_line(raw)
             if got is None:
                 continue
-            if isinstance(got, str):
-                unreadable.append(n)
-                if len(unreadable) <= SHOWN_LINES:
-                    err.print(f"{name}:{n}: {got}", markup=False)
-                continue
             rid, completion = got
+            if isinstance(got, Unreadable):
+                unreadable.append(n)
+                bad(n, _writable(rid), completion)
+                continue
             rec = records.get(rid)
             if rec is None:
                 unknown += 1
+                out_rows.append({"id": _writable(rid), "score": 0.0, "status": "error",
+                                 "detail": _writable(f"line {n}: no task with this id in {args.tasks}")})
                 continue
             v = verdict(rec, completion)
-            rows.append({"id": rid, "score": v.score, "status": v.status, "detail": v.detail})
+            row = {"id": rid, "score": v.score, "status": v.status, "detail": _writable(v.detail)}
+            rows.append(row)
+            out_rows.append(row)
     if len(unreadable) > SHOWN_LINES:
         err.print(f"{escape(name)}: and {plural(len(unreadable) - SHOWN_LINES, 'more unreadable line')}")
     if args.output == "-":
-        for r in rows:
+        for r in out_rows:
             print(dumps(r))
         sys.stdout.flush()
     elif args.output:
-        write_jsonl(rows, args.output)
+        write_jsonl(out_rows, args.output)
     summary = summary_json(rows, records, unknown=unknown, unreadable=unreadable, output=args.output)
     if args.json:
         print_json(summary)

@@ -11,15 +11,18 @@ The result is the same `Checked` value `check_paths` returns; the tests compare 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable
 
 from racesl.check import Checked, check_loaded
 from racesl.check.loader import Source
 from racesl.check.model import CheckedModule
+from racesl.lsp.lru import SizedLRU
 from racesl.lsp.replay import CachingChecker, CheckCache
 from racesl.lsp.sources import CachedLoader, DiskCache, DocSource
+
+
+MODULES_BUDGET = 16_000_000  # characters of source behind each cache below (the stdlib has 75,000)
 
 
 class CheckDriver:
@@ -27,8 +30,9 @@ class CheckDriver:
 
     def __init__(self):
         self.disk = DiskCache()
-        self._modules: OrderedDict = OrderedDict()  # key → CheckedModule
-        self._caches: dict[tuple[str, str], CheckCache] = {}
+        # both bounded by the characters of the sources they stand for (see lru.py)
+        self._modules = SizedLRU(MODULES_BUDGET, 96)  # key → (AST, CheckedModule, imported modules)
+        self._caches = SizedLRU(MODULES_BUDGET, 256)  # (path, context) → CheckCache
         self.stats = {"modules_checked": 0, "modules_reused": 0}
 
     def check(self, paths: Iterable[str | Path], include: list[Path], docs: dict[str, DocSource],
@@ -42,16 +46,16 @@ class CheckDriver:
         key = (src.name, src.path, id(src.ast), deps, mine, tuple(src.diagnostics))
         hit = self._modules.get(key)
         if hit is not None and hit[0] is src.ast:
-            self._modules.move_to_end(key)
             self.stats["modules_reused"] += 1
             return hit[1]
-        cache = self._caches.setdefault((src.path, context), CheckCache())
+        cache = self._caches.get((src.path, context))
+        if cache is None:
+            cache = CheckCache()
         dep_objs = tuple(checked[m] for m, _ in deps)
         cache.keep = dep_objs
         cm = CachingChecker(src, checked, broken, cache, (src.name, deps, mine)).run()
+        self._caches.put((src.path, context), cache, len(src.text))
         self.stats["modules_checked"] += 1
         # keep the AST and the imported modules alive while their ids are part of the key
-        self._modules[key] = (src.ast, cm, dep_objs)
-        while len(self._modules) > 96:
-            self._modules.popitem(last=False)
+        self._modules.put(key, (src.ast, cm, dep_objs), len(src.text))
         return cm

@@ -300,10 +300,14 @@ class IncrementalParser:
             j = k + 1
             while j < nchunks and text[starts[j - 1]] == "@":
                 j += 1  # decorator lines belong to what follows them
+            step = 1
             while True:
                 lx = self._lex(text[starts[k]:starts[j]], lex_cache)
                 if lx.dirty and j < nchunks:
-                    j += 1  # the lexer's state runs on into the next group: lex them together
+                    # the lexer's state runs on into the next groups: lex them together, taking
+                    # twice as many each time (one at a time re-lexed a long open bracket per line)
+                    j = min(j + step, nchunks)
+                    step *= 2
                     while j < nchunks and text[starts[j - 1]] == "@":
                         j += 1
                     continue

@@ -23,8 +23,10 @@ import attrs
 
 from racesl.check import names as N
 from racesl.diagnostics import Span
+from racesl.lsp.lru import SizedLRU
 from racesl.syntax import ast as A
 
+ITEMS_BUDGET = 8_000_000  # characters of items behind the occurrence cache (it keeps old ASTs alive)
 BASE_TYPE_NAMES = ("Int", "Bool", "Str", "List", "Tuple", "Dict")
 
 
@@ -336,11 +338,16 @@ class _Walker:
 _assigned = A.assigned_names
 
 
+def _chars(item: A.Node) -> int:
+    span = getattr(item, "span", None)
+    return max(0, span.end - span.start) if span is not None else 0
+
+
 class Indexer:
     """Occurrences per item, cached by (item, namespace key)."""
 
     def __init__(self):
-        self._cache: dict[int, tuple] = {}
+        self._cache = SizedLRU(ITEMS_BUDGET, 20000)  # id(item) → (item, ns key, module, occurrences)
 
     def item(self, item: A.Node, ns: Namespace) -> list[Occ]:
         hit = self._cache.get(id(item))
@@ -348,9 +355,7 @@ class Indexer:
             return hit[3]
         occs = _Walker(ns, item).run()
         occs.sort(key=lambda o: (o.span.line, o.span.col))
-        self._cache[id(item)] = (item, ns.key, ns.module, occs)
-        if len(self._cache) > 20000:
-            self._cache.clear()
+        self._cache.put(id(item), (item, ns.key, ns.module, occs), _chars(item))
         return occs
 
     def module(self, mod: A.Module, ns: Namespace) -> list[Occ]:

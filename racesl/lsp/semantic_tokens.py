@@ -17,9 +17,11 @@ from racesl.lsp import index as I
 from racesl.lsp.context import View
 from racesl.lsp.documents import LINE_BREAK, units
 from racesl.lsp.incremental import VL, Placed
+from racesl.lsp.lru import SizedLRU
 
 TOKEN_TYPES = ["keyword", "function", "method", "type", "parameter", "variable", "namespace", "string", "number",
                "comment", "decorator", "enumMember", "operator"]
+ITEMS_BUDGET = 8_000_000  # characters of groups behind the token cache
 TOKEN_MODIFIERS = ["declaration", "definition", "readonly", "defaultLibrary"]
 LEGEND = L.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
 
@@ -122,7 +124,7 @@ class SemanticTokens:
     """Per-group token cache for one server."""
 
     def __init__(self):
-        self._cache: dict[tuple, list] = {}
+        self._cache = SizedLRU(ITEMS_BUDGET, 5000)  # group slot, namespace, encoding → tokens
 
     def _encoded(self, view: View, p: Placed) -> list[tuple[int, int, int, int, int]]:
         """(local line, start, length, type, mods) in client units."""
@@ -146,9 +148,7 @@ class SemanticTokens:
             n = units(lt[c0:c1], view.enc)
             out.append((line, u0, n, typ, mods))
             last = (line, c1)
-        self._cache[key] = out
-        if len(self._cache) > 5000:
-            self._cache.clear()
+        self._cache.put(key, out, len(text))
         return out
 
     def full(self, view: View, line_range: tuple[int, int] | None = None) -> L.SemanticTokens:

@@ -8,7 +8,9 @@ always match the text the client sees. Diagnostics are published after each anal
 On open and on save the sampler (racesl.lsp.sampling) probes the document in a child
 process; its findings are published with the analysis' until the next edit.
 
-No handler may take the server down: each one catches and logs its own exceptions.
+No handler may take the server down: each one catches and logs its own exceptions; no
+message either: oversized ones are refused by the reader (racesl.lsp.transport), and a
+request whose params do not fit its method gets an InvalidParams error (RacesProtocol).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import json
 import logging
+import sys
 import time
 from pathlib import Path
 
 from lsprotocol import types as L
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -37,6 +42,7 @@ from racesl.lsp.analysis import Analysis, Workspace
 from racesl.lsp.context import Positions, View
 from racesl.lsp.documents import uri_to_path
 from racesl.lsp.semantic_tokens import LEGEND, SemanticTokens
+from racesl.lsp.transport import BoundedStdin
 
 log = logging.getLogger("racesl.lsp")
 
@@ -46,7 +52,27 @@ MAX_WAIT = 0.4
 
 class RacesProtocol(LanguageServerProtocol):
     """Keeps pygls from maintaining its own copy of each document (ours is authoritative:
-    it splits lines exactly at \\r\\n, \\r and \\n as LSP does, and clamps bad positions)."""
+    it splits lines exactly at \\r\\n, \\r and \\n as LSP does, and clamps bad positions).
+    A request whose params pygls cannot structure gets an error response (pygls logs and
+    drops it, and the client waits for an answer forever)."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as e:
+            rid = data.get("id") if isinstance(data, dict) else None
+            if "method" in data and isinstance(rid, (int, str)) and not isinstance(rid, bool):
+                self.reply_error(rid, e.code, f"{e.message}: the params do not fit {str(data['method'])[:100]}")
+            raise
+
+    def reply_error(self, rid, code: int, message: str) -> None:
+        """Send a JSON-RPC error response (framed as pygls frames its own)."""
+        body = json.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+        try:
+            self.writer.write(f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; "
+                              f"charset={self.CHARSET}\r\n\r\n{body}".encode(self.CHARSET))
+        except Exception:  # noqa: BLE001 — a lost pipe ends the server through pygls's own path
+            log.exception("racesl lsp: could not send an error response")
 
     @lsp_method(L.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: L.DidOpenTextDocumentParams):
@@ -359,6 +385,11 @@ def tune_gc() -> None:
     gc.set_threshold(20_000, 20, 20)
 
 
-def serve(include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE) -> None:
+def serve(include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE, stdin=None) -> None:
     tune_gc()
-    build_server(include, debounce).start_io()
+    server = build_server(include, debounce)
+
+    def refused(why: str) -> None:  # (from the reader's thread: one write, which the stream serialises)
+        server.window_log_message(L.LogMessageParams(type=L.MessageType.Error, message=why))
+
+    server.start_io(stdin=BoundedStdin(stdin or sys.stdin.buffer, on_refused=refused))

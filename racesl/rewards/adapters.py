@@ -52,7 +52,8 @@ def completion_text(c: Any) -> str:
     if isinstance(c, str):
         return c
     if isinstance(c, list) and c and isinstance(c[-1], dict):
-        return str(c[-1].get("content", ""))
+        content = c[-1].get("content", "")
+        return content if isinstance(content, str) else ""  # (str() of a huge int raises)
     return ""
 
 
@@ -63,7 +64,7 @@ def record_from(value: Any) -> dict | None:
     if isinstance(value, str):
         try:
             r = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # (RecursionError: nested past the recursion limit)
             return None
         return r if isinstance(r, dict) else None
     return None
@@ -77,16 +78,16 @@ def races_reward(prompts=None, completions=None, log_metric=None, **kwargs) -> l
     verdicts: list[Verdict] = []
     for k, c in enumerate(completions):
         rec = None
-        if "record" in kwargs:
-            rec = record_from(kwargs["record"][k])
-        else:
-            try:
+        try:
+            if "record" in kwargs:
+                rec = record_from(kwargs["record"][k])
+            else:
                 rec = {f: kwargs[f][k] for f in RECORD_FIELDS if f in kwargs}
                 for f in ("settings", "extra"):
                     if isinstance(rec.get(f), str):
                         rec[f] = json.loads(rec[f])
-            except (KeyError, IndexError, TypeError, ValueError):
-                rec = None
+        except (KeyError, IndexError, TypeError, ValueError, RecursionError):
+            rec = None  # a column shorter than the completions, or a cell that is no record
         verdicts.append(verdict(rec, completion_text(c)) if rec else NO_RECORD)
     counts = log_statuses(verdicts, log_metric, kwargs.get("log_extra"))
     with _COUNTS_LOCK:
@@ -134,7 +135,7 @@ def reward_func(queries, prompts, labels, **_) -> dict:
         rec = record_from(label)
         p = prompts[k] if prompts is not None and k < len(prompts) else ""
         # queries are prompt + response; the prompt's own <answer> example must not count
-        response = q[len(p):] if isinstance(q, str) and p and q.startswith(p) else q
+        response = q[len(p):] if isinstance(q, str) and isinstance(p, str) and p and q.startswith(p) else q
         verdicts.append(verdict(rec, response) if rec else NO_RECORD)
     t = torch.tensor([v.score for v in verdicts], dtype=torch.float32)
     logs = {"races_reward": t}

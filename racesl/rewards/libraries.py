@@ -108,6 +108,28 @@ def read_tasks(path: str | Path) -> list[dict]:
         records = read_records(p)
     except (OSError, ValueError) as e:
         raise ValueError(f"cannot read {p}: {e}") from None
+    except RecursionError:
+        raise ValueError(f"cannot read {p}: a record is nested too deeply") from None
     if not records:
         raise ValueError(f"{p} holds no tasks")
+    for k, r in enumerate(records, 1):
+        why = _not_a_task(r)
+        if why:
+            raise ValueError(f"{p}: record {k} {why}")
     return records
+
+
+# what generating and scoring read of every task record, by field
+_TASK_FIELDS = {"id": (str, int), "operator": (str,), "size": (int,), "prompt": (str,), "answer": (str,)}
+
+
+def _not_a_task(r) -> str | None:
+    """Why r cannot be a task record (None when it can): generation and scoring read these
+    fields of every record, and a malformed one must stop the run with one line up front."""
+    if not isinstance(r, dict):
+        return "is not a JSON object"
+    for field, types in _TASK_FIELDS.items():
+        v = r.get(field)
+        if not isinstance(v, types) or isinstance(v, bool):
+            return f'has no {field!r} (a {" or ".join(t.__name__ for t in types)})'
+    return None

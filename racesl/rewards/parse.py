@@ -7,12 +7,18 @@ literals; a Str may be written without quotes; whitespace does not matter.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from racesl.rewards.cache import text_cache
 from racesl.rewards.literals import CANONICAL, CANONICAL_PATTERN, INVALID, UNKNOWN, read_literal
 from racesl.runtime.contract import canonical, parse_literal
 
 MAX_ANSWER = 20_000  # characters inside the block; longer answers score 0
+# The two caches below live as long as the process (a training run): each holds at most
+# CACHE_BUDGET characters of texts (~25x that in bytes at worst, see racesl.rewards.cache).
+# Answers over CACHE_MAX_TEXT characters are not cached (a long answer rarely comes twice);
+# record texts, which do repeat (one record per group of completions), up to MAX_ANSWER.
+CACHE_BUDGET = 2_000_000
+CACHE_MAX_TEXT = 2_000
 _OPEN, _CLOSE = "<answer>", "</answer>"
 _LABELS = re.compile(r"[A-Za-z]+")
 
@@ -30,7 +36,7 @@ def extract_answer(completion) -> str | None:
     return body.strip()
 
 
-@lru_cache(maxsize=65536)
+@text_cache(CACHE_BUDGET, MAX_ANSWER)
 def expected_value(text: str):
     """The value a canonical text denotes (cached: records repeat across completions).
     The fast reader answers the common texts; parse_literal the rest, and raises."""
@@ -38,7 +44,7 @@ def expected_value(text: str):
     return parse_literal(text) if value is UNKNOWN or value is INVALID else value  # it says why
 
 
-@lru_cache(maxsize=65536)
+@text_cache(CACHE_BUDGET, CACHE_MAX_TEXT)
 def _parse(text: str):
     """(True, value) for a literal text, else (False, None); never raises."""
     value = read_literal(text)

@@ -226,7 +226,8 @@ def evaluate(model_path: str, tasks: str, *, backend: str = "transformers", n: i
     cells = summarize(rows)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "completions.jsonl").open("w", encoding="utf-8") as f:
+    # (a lone surrogate in a completion is written as its JSON escape, `\ud800`, not refused)
+    with (out / "completions.jsonl").open("w", encoding="utf-8", errors="backslashreplace") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     total = Cell(sum(c.n for c in cells.values()), sum(c.solved for c in cells.values()),

@@ -1,7 +1,8 @@
 """`racesc score TASKS COMPLETIONS [-o SCORES]`: `{"id", "score", "status", "detail"}` rows
-(only with -o) and a summary (mean score by operator and size, and the count of each
-status); unknown ids and unreadable lines are counted, not fatal, and unreadable lines are
-named by their line number. `--json` is in tests/cli/test_json.py."""
+(only with -o; one per non-blank line) and a summary (mean score by operator and size, and
+the count of each status); unknown ids and unreadable lines are counted, not fatal, get an
+`error` row, and unreadable lines are named by their line number. `--json` is in
+tests/cli/test_json.py; hostile lines in tests/rewards/test_hostile_input.py."""
 
 from __future__ import annotations
 
@@ -71,8 +72,16 @@ def test_scores_to_file(compiled):
     d, records, rows, want = compiled
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", d / "scores.jsonl", cwd=d)
     got = [json.loads(line) for line in (d / "scores.jsonl").read_text().splitlines()]
+    # one row per non-blank line, in order: the junk lines last, each an error row naming its line
+    got, junk = got[:len(rows)], got[len(rows):]
     assert [g["id"] for g in got] == [r["id"] for r in rows]
-    assert all(set(g) == {"id", "score", "status", "detail"} for g in got)
+    assert all(set(g) == {"id", "score", "status", "detail"} for g in got + junk)
+    k = len(rows)
+    assert [(j["id"], j["score"], j["status"], j["detail"].split(":")[0]) for j in junk] == [
+        ("races-9-999999", 0.0, "error", f"line {k + 1}"), (None, 0.0, "error", f"line {k + 2}"),
+        ("x", 0.0, "error", f"line {k + 3}"), (None, 0.0, "error", f"line {k + 4}"),
+        (None, 0.0, "error", f"line {k + 6}")]
+    assert "no task with this id" in junk[0]["detail"] and 'no "completion"' in junk[2]["detail"]
     assert all(g["status"] in STATUSES and (g["status"] == "ok" or g["score"] == 0.0) for g in got)
     assert [(g["status"], g["score"]) for g in got[:3]] == [("no_answer", 0.0), ("unparsable", 0.0),
                                                            ("wrong_type", 0.0)]
@@ -115,7 +124,7 @@ def test_no_rows_without_output(compiled):
     assert not any(line.startswith("{") for line in p.stdout.splitlines())
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", "-", cwd=d)
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
-    assert len(lines) == len(rows)
+    assert len(lines) == len(rows) + 5  # and a row for each of the five junk lines that are not blank
     assert "mean score" in p.stderr and "mean score" not in p.stdout
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", "-", "--json", cwd=d, check=False)
     assert p.returncode == 2 and "--json" in p.stderr
@@ -149,7 +158,8 @@ def test_many_bad_lines_are_cut_short(compiled, tmp_path):
     assert "and 4 more unreadable lines" in p.stderr
     assert "9 lines of" in p.stderr
     got = [json.loads(x) for x in (tmp_path / "s.jsonl").read_text().splitlines()]
-    assert [(g["id"], g["score"], g["status"]) for g in got] == [(rid, 0.0, "error")] * 2
+    assert [(g["id"], g["score"], g["status"]) for g in got] == [(None, 0.0, "error")] * 9 + [(rid, 0.0, "error")] * 2
+    assert got[8]["detail"].startswith("line 9: not JSON") and "not str" in got[9]["detail"]
 
 
 def test_library_option(compiled, tmp_path):
@@ -163,8 +173,8 @@ def test_library_option(compiled, tmp_path):
                "--library", tmp_path / "lib.json", cwd=tmp_path)
     run_racesc("score", tmp_path / "tasks.jsonl", tmp_path / "c.jsonl", "-o", tmp_path / "without.jsonl",
                cwd=tmp_path, env={"RACESL_LIBRARY_PATH": ""})
-    w = [json.loads(x)["score"] for x in (tmp_path / "with.jsonl").read_text().splitlines()]
-    wo = [json.loads(x)["score"] for x in (tmp_path / "without.jsonl").read_text().splitlines()]
+    w = [json.loads(x)["score"] for x in (tmp_path / "with.jsonl").read_text().splitlines()][:len(rows)]
+    wo = [json.loads(x)["score"] for x in (tmp_path / "without.jsonl").read_text().splitlines()][:len(rows)]
     expected = []
     seen: dict = {}
     for r in rows:
@@ -177,7 +187,7 @@ def test_library_option(compiled, tmp_path):
     # without it, every sort and select completion is library_missing, the recorded answers
     # too (they used to score 1: a silent exact-match fallback), and the summary says so
     records = {r["id"]: r for r in read_records(tmp_path / "tasks.jsonl")}
-    rows_wo = [json.loads(x) for x in (tmp_path / "without.jsonl").read_text().splitlines()]
+    rows_wo = [json.loads(x) for x in (tmp_path / "without.jsonl").read_text().splitlines()][:len(rows)]
     for r in rows_wo:
         if records[r["id"]]["operator"] in ("sort", "select"):
             assert (r["score"], r["status"]) == (0.0, "library_missing"), r
@@ -213,5 +223,6 @@ def test_missing_or_undecodable_completions(compiled, tmp_path):
     p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", "-o", "-", cwd=tmp_path, check=False)
     assert (p.returncode, "Traceback" in p.stderr) == (0, False), p.stderr[-400:]
     assert f"{tmp_path / 'c.jsonl'}:1: not UTF-8 (byte 1)" in p.stderr
-    assert [json.loads(x) for x in p.stdout.splitlines()] == [{"id": records[0]["id"], "score": 1.0, "status": "ok",
-                                                               "detail": "right"}]
+    assert [json.loads(x) for x in p.stdout.splitlines()] == [
+        {"id": None, "score": 0.0, "status": "error", "detail": "line 1: not UTF-8 (byte 1)"},
+        {"id": records[0]["id"], "score": 1.0, "status": "ok", "detail": "right"}]
