@@ -26,6 +26,7 @@ import attrs
 from racesl.graph.signature import SignatureGraph, build_graph
 from racesl.operators.build import Builder
 from racesl.records import Task
+from racesl.runtime.children import close_in_forks, die_with_parent
 from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
 from racesl.search.engine import Search
@@ -51,12 +52,13 @@ class Summary:
     workers: int = 1
     solver: dict = attrs.Factory(dict)  # on, seconds, queries, pruned environments
     unused: dict = attrs.Factory(dict)  # environment no task used → why (search.unused)
+    dropped: dict = attrs.Factory(dict)  # environment → its timed-out calls, once it was dropped
 
 
 class Generator:
     """Builds task i. Lives in the parent and, after fork, in each worker."""
 
-    def __init__(self, lib, cfg: CompileConfig, graph: SignatureGraph | None = None):
+    def __init__(self, lib, cfg: CompileConfig, graph: SignatureGraph | None = None, sandbox=None):
         self.lib = lib
         self.cfg = cfg
         self.solver = None
@@ -73,7 +75,7 @@ class Generator:
             self.solver.cached.save()
         # the whole solver-backed part: classification, pruning, cache reads and writes
         self.solver_seconds = time.perf_counter() - t0 if self.solver is not None else 0.0
-        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned))
+        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned), sandbox=sandbox)
         self.builder = Builder(self.search, cfg.templates)
         self.ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
 
@@ -127,7 +129,10 @@ class _Workers:
         self.conns, self.procs = [], []
         for _ in range(n):
             ours, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(gen, self.claim, theirs), daemon=True)
+            close_in_forks(ours)  # a worker holding our end would never see EOF when we die
+            # not daemonic: under --untrusted it forks a sandbox worker (`close` always ends it,
+            # and it dies with us: see racesl.runtime.children)
+            proc = ctx.Process(target=_serve, args=(gen, self.claim, theirs, os.getpid()), daemon=False)
             proc.start()
             theirs.close()
             self.conns.append(ours)
@@ -178,32 +183,48 @@ class _Workers:
             conn.close()
 
 
-def _serve(gen: Generator, claim, conn) -> None:
+def _serve(gen: Generator, claim, conn, ppid: int) -> None:
     import signal
     import traceback
 
+    die_with_parent(ppid)
+    close_in_forks(conn)  # not held by the sandbox workers this one forks (--untrusted)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles ^C and stops us
-    while True:
-        try:
-            msg = conn.recv()
-        except EOFError:
-            return
-        if msg is None:
-            return
-        try:
-            # stats as plain dicts: unpickling a Counter runs Counter.update in Python, and
-            # the parent, which unpickles every result, is the compile's serial part
-            results = [(i, task, dict(stats)) for i, task, stats in gen.build_claimed(claim, *msg)]
-            conn.send((True, results))
-        except Exception:
-            conn.send((False, traceback.format_exc()))
+    try:
+        gen.search.exec.open_sandbox()  # this worker's own (--untrusted)
+    except Exception:
+        conn.send((False, traceback.format_exc()))
+        return
+    try:
+        while True:
+            try:
+                msg = conn.recv()
+            except EOFError:
+                return
+            if msg is None:
+                return
+            try:
+                # stats as plain dicts: unpickling a Counter runs Counter.update in Python, and
+                # the parent, which unpickles every result, is the compile's serial part
+                results = [(i, task, dict(stats)) for i, task, stats in gen.build_claimed(claim, *msg)]
+                conn.send((True, results))
+            except Exception:
+                conn.send((False, traceback.format_exc()))
+    finally:
+        gen.search.exec.close_sandbox()
 
 
 def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
-                  progress: Callable[[int, int], None] | None = None) -> tuple[list[Task], Summary]:
+                  progress: Callable[[int, int], None] | None = None,
+                  sandbox=None) -> tuple[list[Task], Summary]:
+    """`sandbox` (`--untrusted`): a function that starts a runner with a one-process pool,
+    `SandboxRunner(lib, workers=1, wall=...)` (racesl.sandbox_runner). Every compile
+    process (the parent and each of its workers) then starts one and runs the bodies in
+    it, so W workers mean W compile processes and W sandbox processes; the output is the
+    same as without."""
     t0, c0 = time.perf_counter(), time.process_time()
     children0 = sum(os.times()[2:4])
-    gen = Generator(lib, cfg)
+    gen = Generator(lib, cfg, sandbox=sandbox)
     summary = Summary(workers=workers, edges=gen.graph.counts())
     if gen.solver is not None:
         st = gen.solver.stats()
@@ -223,6 +244,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
         pool = _Workers(gen, workers - 1)  # the parent builds a share too
     child_cpu = 0.0
     clean = False
+    ex = gen.search.exec
 
     ahead: list = []  # the parent's results of the next batch, built while it waited
 
@@ -279,6 +301,7 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
 
     stall = 0
     try:
+        ex.open_sandbox()  # the parent's own, after the forks (--untrusted)
         # quotas of the batches to come: batch k's are those after merging batch k - 2
         # (batches 0 and 1: the initial ones); workers always have the next batch queued
         queued = deque([dict(quota), dict(quota)])
@@ -294,13 +317,16 @@ def compile_tasks(lib, cfg: CompileConfig, workers: int = 1,
         if pool is not None:
             pool.cancel()
         clean = True
+        summary.dropped = ex.dropped()
+        summary.unused = unused_reasons(lib, cfg, gen.graph, summary.usage, gen.pruned, summary.dropped,
+                                        ex.runner.run if ex.runner is not None else None)
     finally:
+        ex.close_sandbox()
         if pool is not None:
             pool.close(clean)
             gc.unfreeze()
-            child_cpu = sum(os.times()[2:4]) - children0  # only this pool's workers
+    child_cpu = sum(os.times()[2:4]) - children0  # this compile's workers (and sandboxes)
     summary.tasks = len(tasks)
-    summary.unused = unused_reasons(lib, cfg, gen.graph, summary.usage, gen.pruned)
     summary.seconds = time.perf_counter() - t0
     summary.cpu_seconds = time.process_time() - c0 + child_cpu
     return tasks, summary

@@ -11,7 +11,8 @@ import ast as py
 import hashlib
 import random
 from pathlib import Path
-from threading import get_ident
+from threading import current_thread, get_ident, main_thread
+from time import monotonic
 from typing import Any
 
 import attrs
@@ -26,12 +27,17 @@ from racesl.runtime.contract import canonical, check_value
 from racesl.runtime.builtins import rng_over
 from racesl.runtime.execute import classify
 from racesl.runtime.fastcheck import compile_checker
+from racesl.runtime.guards import check_result
 from racesl.runtime.limits import Cutoff
+from racesl.runtime.watchdog import WATCHDOG
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
 
 AUX_FUEL = 400  # budget of a refinement check or a sampler, apart from the body's
+AUX_WALL = 1.0  # wall limit (s) of one refinement check or sampler call
+AUX_STRIKES = 3  # timeouts (or worker deaths) of one refinement or sampler before it is not run again
 _MISS = object()  # a refinement check gets its own budget, separate from the body's
+_MAIN = main_thread()
 
 
 @attrs.frozen
@@ -73,7 +79,11 @@ class Library:
         self._pred_cache: dict = {}
         self._type_cache: dict = {}
         self._keep: list = []  # types whose id() keys the cache stay alive
-        self._pred_fns: dict = {}
+        self._aux_fns: dict = {}  # (predicate or sampler, thread) → its copy (see `aux_call`)
+        self._strikes: dict[str, int] = {}
+        self._struck: dict[str, str] = {}  # function → why it is no longer run
+        self.aux = None  # where predicates and samplers run: None (here) or a SandboxRunner
+        self.last_cut: tuple[str, str] | None = None  # (predicate, status) of the last one cut off
         self._fns: dict = {}
         self._checkers: dict = {}  # id(type) → compiled checker (or None), see racesl.runtime.fastcheck
         self._plain_preds: dict | None = None
@@ -93,7 +103,9 @@ class Library:
     # ------------------------------------------------------------ values and types
 
     def check_pred(self, pred: T.Pred, value: Any) -> bool:
-        """Evaluate one refinement predicate on a value (its own fuel budget).
+        """Evaluate one refinement predicate on a value (its own fuel budget and wall limit;
+        in the worker processes when `aux` is set). Cut off (fuel, timeout, size, ...) counts
+        as false.
 
         Results for scalar values are cached: the search checks the same small ints and
         words again and again, and a predicate is a pure function of its value."""
@@ -106,22 +118,127 @@ class Library:
                 return hit
         else:
             ck = None
-        fk = (key, get_ident())  # one copy per thread: a copy's meter is its fuel box
-        fn = self._pred_fns.get(fk)
-        if fn is None:
-            name = self.preds.get(key)
-            if name is None:  # a predicate no module declared: impossible for checked input
-                raise KeyError(pred.text)
-            fn = self._pred_fns[fk] = self.program.function(name, fuel=AUX_FUEL)
-        try:
-            ok = fn(value) is True
-        except (Exception, Cutoff):
-            ok = False
+        ok = self._pred(key, value)[0]
         if ck is not None:
             if len(self._pred_cache) > 1_000_000:
                 self._pred_cache.clear()
             self._pred_cache[ck] = ok
         return ok
+
+    def pred_verdict(self, pred: T.Pred, value: Any) -> tuple[bool, str | None]:
+        """`check_pred` uncached, with why it was false when it did not run to an answer:
+        the status that cut it off ("fuel", "timeout", ...), else None."""
+        return self._pred((pred.module, pred.text), value)
+
+    def _pred(self, key: tuple[str, str], value: Any) -> tuple[bool, str | None]:
+        name = self.preds.get(key)
+        if name is None:  # a predicate no module declared: impossible for checked input
+            raise KeyError(key[1])
+        status, out, _ = self.aux_call(name, (value,))
+        if status != "ok":
+            self.last_cut = (key[1], status)
+            return False, status
+        return out is True, None
+
+    def aux_call(self, name: str, args: tuple, rng: random.Random | None = None) -> tuple[str, Any, str | None]:
+        """Run a refinement predicate or a sampler helper of the program: (status, value,
+        detail), never raising for what the code does. `rng` (a sampler's) is passed first,
+        as a SafeRng over it, and advanced as the call drew from it.
+
+        Every such call has AUX_FUEL steps and AUX_WALL seconds, under a watchdog session
+        (one is opened when none is), or runs in the worker processes of `self.aux` (set by
+        racesl.sandbox_runner.SandboxRunner: `--untrusted`), so the parent never runs it.
+        A function cut off by the clock (its value's check included) or that killed its
+        worker AUX_STRIKES times is not run again: it answers "timeout" at once, so one slow
+        refinement or sampler cannot stall a whole sampling."""
+        struck = self._struck.get(name)
+        if struck is not None:
+            return "timeout", None, struck
+        t0 = monotonic()
+        if self.aux is not None:
+            status, value, detail = self._remote(name, args, rng)
+        else:
+            fk = (name, get_ident())  # one copy per thread: a copy's meter is its fuel box
+            fn = self._aux_fns.get(fk)
+            if fn is None:
+                fn = self._aux_fns[fk] = self.program.function(name, fuel=AUX_FUEL, wall=AUX_WALL)
+            if rng is not None:
+                args = (rng_over(rng), *args)
+            try:
+                if WATCHDOG.depth or current_thread() is not _MAIN:
+                    value = fn(*args)
+                else:
+                    with WATCHDOG.session():
+                        value = fn(*args)
+                if rng is not None:
+                    check_result(value)  # a sampler's value is rendered (canonical) next
+                status, detail = "ok", None
+            except (Exception, Cutoff) as exc:
+                msg = str(exc)
+                status, value, detail = classify(exc), None, (f"{type(exc).__name__}: {msg}" if msg
+                                                               else type(exc).__name__)[:300]
+        self._strike(name, status, detail, monotonic() - t0)  # (checking its value included)
+        return status, value, detail
+
+    def _strike(self, name: str, status: str, detail: str | None, took: float = 0.0) -> None:
+        """Count a call that timed out, failed after AUX_WALL (in `check_result`, say) or
+        killed its worker (see `aux_call`). A slow call that answered is not counted: a
+        pause of the whole process (a collection) must not silence a good refinement."""
+        if (status == "timeout" or (status != "ok" and took > AUX_WALL)
+                or (status == "error" and (detail or "").startswith("worker died"))):
+            n = self._strikes[name] = self._strikes.get(name, 0) + 1
+            if n >= AUX_STRIKES:
+                self._struck[name] = (f"cut off {n} times past its wall-clock limit of {AUX_WALL:g} s "
+                                      f"or with its worker (last: {detail or status}); not run again")
+
+    def conforms_many(self, pairs: list[tuple[Any, T.Type]]) -> list[str | None]:
+        """`conforms(value, t)` for each pair; with `aux` set, the refinement checks they need
+        (and the cache lacks) go to the workers in one batch rather than one round trip each."""
+        if self.aux is None:
+            return [self.conforms(v, t) for v, t in pairs]
+        wanted: dict[tuple, tuple] = {}  # verdict key (`_vkey`) → (function, value)
+
+        def want(pred: T.Pred, value: Any) -> bool:
+            vk = _vkey(pred, value)
+            name = self.preds.get(vk[0])
+            if name is not None and name not in self._struck and vk not in self._pred_cache:
+                wanted.setdefault(vk, (name, value))
+            return True
+
+        for v, t in pairs:
+            check_value(v, t, want)  # every predicate a check may need (none short-circuits here)
+        got: dict[tuple, bool] = {}
+        if wanted:
+            calls = list(wanted.values())
+            outs = self.aux.aux_batch([(n, (x,), AUX_FUEL, AUX_WALL) for n, x in calls])
+            for vk, (n, x), out in zip(wanted, calls, outs):
+                self._strike(n, out.status, out.error)
+                got[vk] = ok = out.status == "ok" and out.value is True
+                if len(vk) == 3:  # a scalar's verdict: cached as `check_pred` caches it
+                    self._pred_cache[vk] = ok
+
+        def check(pred: T.Pred, value: Any) -> bool:
+            hit = got.get(_vkey(pred, value))
+            return self.check_pred(pred, value) if hit is None else hit
+
+        return [check_value(v, t, check) for v, t in pairs]  # (the values, alive, keep their ids)
+
+    def _remote(self, name: str, args: tuple, rng) -> tuple[str, Any, str | None]:
+        """`aux_call` in a worker: a sampler's call carries the generator itself (the "rng"
+        call kind of racesl.runtime.sandbox) and comes back with its new state, so the
+        draws are the ones in-process sampling makes."""
+        if rng is None:
+            [out] = self.aux.aux_batch([(name, args, AUX_FUEL, AUX_WALL)])
+            return out.status, out.value, out.error
+        [out] = self.aux.aux_batch([(name, (rng, *args), AUX_FUEL, AUX_WALL, "rng")])
+        got = out.value
+        if type(got) is tuple and len(got) == 2:  # (value, the generator's state afterwards)
+            value, state = got
+            if state is not None:
+                rng.setstate(state)
+        else:  # the worker was killed or its answer lost: the state is unknown
+            value = None
+        return out.status, (value if out.status == "ok" else None), out.error
 
     def conforms(self, value: Any, t: T.Type, text: str | None = None) -> str | None:
         """None when value belongs to t; else why not.
@@ -172,21 +289,24 @@ class Library:
     # ------------------------------------------------------------ sampling
 
     def sample_param(self, env: EnvSig, param: str, t: T.Type, rng: random.Random, level: int) -> Any:
-        """One value for a parameter: its @sample helper, else the default sampler."""
+        """One value for a parameter: its @sample helper, else the default sampler. Raises
+        NoSample, with the reason, when neither gives a value of `t` (a helper cut off, a
+        value outside `t`, refinements that reject every candidate)."""
         helper = self._samplers_of(env).get(param)
         if helper is None:
             return sampler_for(t).draw(rng, level, self.check_pred)
-        fk = (helper, None, get_ident())  # one copy per thread, as in `function`
-        fn = self._fns.get(fk)
-        if fn is None:
-            fn = self._fns[fk] = self.program.function(helper, fuel=AUX_FUEL)
+        status, value, detail = self.aux_call(helper, (level,), rng)
+        if status != "ok":
+            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {status} ({detail})")
         try:
-            value = fn(rng_over(rng), level)
-        except (Exception, Cutoff) as exc:
-            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {classify(exc)} ({type(exc).__name__})") from None
-        why = self.conforms(value, t, canonical(value))
+            text = canonical(value)
+        except (Exception, Cutoff) as exc:  # (a shared structure too large to render)
+            raise NoSample(f"sampler {helper.split('__')[-1]} returned a value too large to use "
+                           f"({type(exc).__name__})") from None
+        why = self.conforms(value, t, text)
         if why is not None:
-            raise NoSample(f"sampler returned {value!r}, outside {t}: {why}")
+            shown = text if len(text) <= 200 else text[:199] + "…"
+            raise NoSample(f"sampler returned {shown}, outside {t}: {why}")
         return value
 
     def warm(self, env: EnvSig) -> None:
@@ -246,10 +366,17 @@ class Library:
     def run(self, env: EnvSig, x: Any, settings: tuple = (), *, fuel: int = 400, wall: float = 2.0,
             check_output: bool = True) -> Run:
         """Run an environment on an input of its declared type (with settings of theirs);
-        never raises for anything the body does."""
+        never raises for anything the body does. The wall limit holds even for a body
+        without loops (whose entry opens no session itself: docs/fuel.md): a call made on
+        the main thread outside any watchdog session opens one."""
         fn = self.function(env, wall, fuel)
         try:
-            value = fn(x, *settings)
+            if WATCHDOG.depth or wall is None or current_thread() is not _MAIN:
+                value = fn(x, *settings)
+            else:
+                with WATCHDOG.session():
+                    value = fn(x, *settings)
+            check_result(value)  # (rendered next: an int past MAX_INT_BITS is `size`, not a ValueError)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
             msg = str(exc)
@@ -261,6 +388,15 @@ class Library:
             if why is not None:
                 return Run(value, "contract", steps, why)
         return Run(value, "ok", steps)
+
+
+def _vkey(pred: T.Pred, value: Any) -> tuple:
+    """The verdict key of a predicate on a value: `check_pred`'s cache key for a scalar, the
+    value's id otherwise (only while the value is alive: `conforms_many`)."""
+    tv = type(value)
+    if tv is int or tv is str or tv is bool:
+        return ((pred.module, pred.text), tv, value)
+    return ((pred.module, pred.text), id(value))
 
 
 def load(paths: list[str | Path], include=()) -> Library:

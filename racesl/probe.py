@@ -24,6 +24,9 @@ def _level(i: int, n: int) -> int:
     return min(2, i * 3 // max(n, 1))
 
 
+TIMEOUTS_TO_STOP = 3  # wall-clock cut-offs after which an environment's probe stops
+
+
 def probe_env(lib, env, samples: int, seed: int, runner=None,
               seeds: "SeedProbe | None" = None) -> tuple[Counter, list[Diagnostic], float]:
     """Sample an environment's inputs, run each twice, check contracts and laws; with
@@ -37,6 +40,7 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
     counts: Counter = Counter()
     sample_fail = None  # (parameter, its type, NoSample's reason) of the first failure
     contract_reported = det_reported = law_reported = False
+    timeouts = 0  # runs cut off by the wall clock: after TIMEOUTS_TO_STOP, the rest are not run
     t0 = time.perf_counter()
 
     def diag(code: str, msg: str, hint: str | None = None, sev=Severity.ERROR) -> None:
@@ -45,6 +49,9 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
     params = [(env.input_name, env.input)] + [(s.name, s.type) for s in env.settings]
 
     for i in range(samples):
+        if timeouts >= TIMEOUTS_TO_STOP:
+            counts["timeout"] += samples - i  # (each would cost its wall limit again)
+            break
         rng = item_rng(seed, env.qualname, i)
         level = _level(i, samples)
         try:  # (what lib.sample_input and lib.sample_settings draw, one parameter at a time)
@@ -56,9 +63,12 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
             sample_fail = sample_fail or (name, t, str(e))
             continue
         x, st = drawn[0], tuple(drawn[1:])
-        r1, r2 = runner(env, x, st), runner(env, x, st)
+        r1 = runner(env, x, st)
+        r2 = r1 if r1.status == "timeout" else runner(env, x, st)
+        timeouts += r1.status == "timeout"
         shown = f"{env.name}({', '.join(canonical(v) for v in (x,) + st)})"
-        if (r1.status, canonical(r1.value)) != (r2.status, canonical(r2.value)) and not det_reported:
+        if ((r1.status, canonical(r1.value)) != (r2.status, canonical(r2.value)) and not det_reported
+                and "timeout" not in (r1.status, r2.status)):  # (a wall clock, not the body)
             det_reported = True
             diag("E601", f"{shown} gave {canonical(r1.value) if r1.ok else '!' + r1.status} once and "
                  f"{canonical(r2.value) if r2.ok else '!' + r2.status} the next time",
@@ -72,12 +82,16 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
                  "fix the body, or widen the declared return type")
         if r1.ok and env.laws and not law_reported:
             y = r1.value
-            again = runner(env, y, st)
+            # the body runs only on values of its input type (the entry trusts it): f(x)
+            # outside it cannot be applied again, and the law fails
+            outside = lib.conforms(y, env.input)
+            again = runner(env, y, st) if outside is None else None
             for law in env.laws:
                 want = y if law == "idempotent" else x
-                if not again.ok or canonical(again.value) != canonical(want):
+                if again is None or not again.ok or canonical(again.value) != canonical(want):
                     law_reported = True
-                    got = canonical(again.value) if again.ok else "!" + again.status
+                    got = (f"outside the input type {env.input}: {outside}" if again is None
+                           else canonical(again.value) if again.ok else "!" + again.status)
                     rule = f"{env.name}({env.name}(x)) == {'{}(x)'.format(env.name) if law == 'idempotent' else 'x'}"
                     diag("E603", f"law {law} fails: {rule} is false for x = {canonical(x)} "
                          f"({env.name}(x) = {canonical(y)}, applied again: {got})",
@@ -88,8 +102,10 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
         diag("E602", *_no_sample(lib, env, *sample_fail, seed))
     elif counts["ok"] < samples / 2 and samples >= 4:
         worst = max((r for r in DROP_REASONS + ("contract", "no sample")), key=lambda r: counts[r])
+        stopped = (f"; stopped after {TIMEOUTS_TO_STOP} timeouts, the rest not run"
+                   if timeouts >= TIMEOUTS_TO_STOP else "")
         diag("W600", f"'{env.name}' succeeds on only {counts['ok']} of {samples} sampled inputs "
-             f"(most often: {worst})",
+             f"(most often: {worst}{stopped})",
              "narrow the input refinement or add a sampler so sampled inputs are in the domain",
              Severity.WARNING)
     return counts, diags, elapsed
@@ -100,25 +116,32 @@ def _no_sample(lib, env, param: str, t, reason: str, seed: int) -> tuple[str, st
     NoSample's; the cause is looked for again here (this runs once, on failure only): the
     parameter's @sample helper ran out of fuel, stopped, or returned values outside the
     parameter's type; or, without a helper, checking a refinement ran out of fuel."""
-    from racesl.library import AUX_FUEL
-    from racesl.runtime.builtins import rng_over
+    from racesl.library import AUX_FUEL, AUX_WALL
     from racesl.runtime.contract import canonical
+    from racesl.runtime.execute import Outcome
     from racesl.sample.seeding import item_rng
 
     head = f"could not sample inputs for '{env.name}'"
     helper = dict(env.samplers).get(param)
     if helper is None:
         fuel = _refinement_fuel(lib, t, item_rng(seed, env.qualname, "no sample"))
+        if fuel is not None and fuel[1] == "timeout":
+            return (f"{head}: checking the refinement `{fuel[0]}` of '{param}' ran past its "
+                    f"wall-clock limit ({AUX_WALL:g} s)",
+                    f"each refinement check gets {AUX_WALL:g} s: make `{fuel[0]}` cheaper, "
+                    "or check the condition in the body instead")
         if fuel is not None:
-            return (f"{head}: checking the refinement `{fuel}` of '{param}' ran out of fuel "
+            return (f"{head}: checking the refinement `{fuel[0]}` of '{param}' ran out of fuel "
                     f"(a budget of {plural(AUX_FUEL, 'step')}) on every value tried",
-                    f"each refinement check gets {plural(AUX_FUEL, 'step')}: make `{fuel}` cheaper "
+                    f"each refinement check gets {plural(AUX_FUEL, 'step')}: make `{fuel[0]}` cheaper "
                     "(bound its loops), or check the condition in the body instead")
         return (f"{head}: {reason}",
                 f"the refinement may be unsatisfiable or too narrow; add @sample({param}=helper)")
     sig = _helper(lib, helper)
     name = sig.name if sig is not None else helper.split("__")[-1]
-    out = lib.program.call(helper, (rng_over(item_rng(seed, env.qualname, "no sample")), 0), fuel=AUX_FUEL)
+    # (through the library: its limits, its strikes, its worker processes under --untrusted)
+    status, value, _ = lib.aux_call(helper, (0,), item_rng(seed, env.qualname, "no sample"))
+    out = Outcome(value, status)
     if out.status == "fuel":
         return (f"{head}: sampler {name} for '{param}' ran out of fuel "
                 f"(a budget of {plural(AUX_FUEL, 'step')} a call)",
@@ -149,37 +172,27 @@ def _helper(lib, pyname: str):
     return None
 
 
-def _refinement_fuel(lib, t, rng) -> str | None:
-    """Draw a value of `t` once more, checking each predicate directly: the text of a
-    predicate that ran out of fuel on a candidate (the library's check counts that as
-    false, so the sampler saw only rejections), or None."""
-    from racesl.library import AUX_FUEL
-    from racesl.runtime.execute import classify
-    from racesl.runtime.limits import Cutoff
+def _refinement_fuel(lib, t, rng) -> tuple[str, str] | None:
+    """Draw a value of `t` once more, checking each predicate directly: (the text of a
+    predicate that ran out of fuel or time on a candidate, "fuel" or "timeout") — the
+    library's check counts that as false, so the sampler saw only rejections — or None."""
     from racesl.sample.default import NoSample, sampler_for
 
-    fns: dict = {}
-    fuel: list[str] = []
+    cut: list[tuple[str, str]] = []
 
     def check(pred, value) -> bool:
-        name = lib.preds.get((pred.module, pred.text))
-        if name is None:
+        if (pred.module, pred.text) not in lib.preds:
             return False
-        fn = fns.get(name)
-        if fn is None:
-            fn = fns[name] = lib.program.function(name, fuel=AUX_FUEL)
-        try:
-            return fn(value) is True
-        except (Exception, Cutoff) as exc:
-            if classify(exc) == "fuel" and pred.shown not in fuel:
-                fuel.append(pred.shown)
-            return False
+        ok, status = lib.pred_verdict(pred, value)  # (a refinement that keeps timing out stops at once)
+        if status in ("fuel", "timeout") and not cut:
+            cut.append((pred.shown, status))
+        return ok
 
     try:
         sampler_for(t).draw(rng, 0, check)
     except (NoSample, Exception):
         pass
-    return fuel[0] if fuel else None
+    return cut[0] if cut else None
 
 
 
@@ -315,7 +328,8 @@ class SeedProbe:
             env = dict(os.environ, PYTHONHASHSEED=s)
             # the child imports exactly what we would: our sys.path, set before any import
             # (so not the current directory that `-c` puts first)
-            script = f"import sys\nsys.path[:] = {sys.path!r}\n{_CHILD}"
+            script = (f"import sys\nsys.path[:] = {sys.path!r}\n"  # and it dies with us:
+                      f"from racesl.runtime.children import die_with_parent\ndie_with_parent({os.getpid()})\n{_CHILD}")
             self.children.append(subprocess.Popen(
                 [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=env))

@@ -19,6 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--workers", type=count(1, 256), default=1,
                    help="worker processes, 1 to 256 (output does not depend on it)")
+    p.add_argument("--untrusted", action="store_true",
+                   help="run the environments in sandbox worker processes with resource limits, one per "
+                        "compile process (with --workers W: W more processes); the output is the same")
     p.add_argument("--operators", metavar="SPEC",
                    help="operators and sizes, e.g. sequential=2-12,parallel=2-12,sort=2-6,select=2-6,branch,loop")
     p.add_argument("--config", metavar="TOML", help="a races.toml (default: ./races.toml when present)")
@@ -110,6 +113,7 @@ def execute(args) -> int:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from racesl.atomic import written_together
     from racesl.check import check_paths
     from racesl.cli.common import fail, show_diagnostics, show_notes, stderr_console, stdout_console
     from racesl.cli.summary import print_json, print_summary, summary_json
@@ -135,23 +139,31 @@ def execute(args) -> int:
     lib = Library(checked)
     if not lib.envs:
         return fail("no environments found")
+    sandbox = None
+    if args.untrusted:
+        import functools
+
+        from racesl.sandbox_runner import SandboxRunner
+
+        sandbox = functools.partial(SandboxRunner, lib, workers=1, wall=cfg.filters.wall)
     t0 = time.perf_counter()
     if args.quiet:
-        tasks, summary = compile_tasks(lib, cfg, args.workers)
+        tasks, summary = compile_tasks(lib, cfg, args.workers, sandbox=sandbox)
     else:
         with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err, transient=True) as prog:
             bar = prog.add_task("tasks", total=cfg.n)
-            tasks, summary = compile_tasks(lib, cfg, args.workers,
+            tasks, summary = compile_tasks(lib, cfg, args.workers, sandbox=sandbox,
                                            progress=lambda done, total: prog.update(bar, completed=done))
     records = [to_record(t, k, cfg.seed, lib.hash) for k, t in enumerate(tasks)]
-    if fmt == "jsonl":
-        write_jsonl(records, out)
-    elif fmt == "parquet":
-        write_parquet(records, out)
-    else:
-        write_verl(records, out)
-    write_sidecar(lib, out + ".library.json")
+    with written_together():  # OUT is the commit point: present means its sidecar is too
+        if fmt == "jsonl":
+            write_jsonl(records, out)
+        elif fmt == "parquet":
+            write_parquet(records, out)
+        else:
+            write_verl(records, out)
+        write_sidecar(lib, out + ".library.json")
     seconds = time.perf_counter() - t0
     report = None
     if (args.json or not args.quiet) and args.audit and records:

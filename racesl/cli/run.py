@@ -40,9 +40,6 @@ def execute(args) -> int:
     from racesl.check import check_paths
     from racesl.cli.common import show_diagnostics, stderr_console
     from racesl.diagnostics import has_errors
-    from racesl.runtime.contract import canonical, parse_literal
-    from racesl.sample.default import NoSample
-    from racesl.sample.seeding import item_rng
 
     err = stderr_console()
     checked = check_paths([args.file], args.include)
@@ -57,6 +54,28 @@ def execute(args) -> int:
     if env is None:
         names = ", ".join(e.name for e in checked.envs(only_roots=True)) or "none"
         return fail(f"no environment '{args.env}' in {args.file} (environments: {names})")
+
+    runner = lib.run
+    pool = None
+    if args.untrusted:  # before anything runs: refinements and samplers run in the worker too
+        from racesl.sandbox_runner import SandboxRunner
+
+        pool = SandboxRunner(lib, wall=args.wall)
+        runner = pool.run
+    from racesl.runtime.watchdog import WATCHDOG
+
+    try:  # one watchdog session for everything: a body without loops opens none itself
+        with WATCHDOG.session():
+            return _run_all(args, lib, env, runner, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _run_all(args, lib, env, runner, pool) -> int:
+    from racesl.runtime.contract import canonical, parse_literal
+    from racesl.sample.default import NoSample
+    from racesl.sample.seeding import item_rng
 
     given: dict[str, object] = {}
     for item in args.setting:
@@ -74,10 +93,11 @@ def execute(args) -> int:
     rng = item_rng(args.seed, env.qualname, "settings")
     for s in env.settings:
         if s.name in given:
+            lib.last_cut = None
             why = lib.conforms(given[s.name], s.type)
             if why:
                 return fail(f"setting {s.name}={canonical(given[s.name])} is not "
-                            f"{article(declared_param(env, s.name, s.type))}: {why}")
+                            f"{article(declared_param(env, s.name, s.type))}: {why}{_cut(lib)}")
             settings.append(given[s.name])
         else:
             try:
@@ -99,39 +119,38 @@ def execute(args) -> int:
     if not lines:
         return fail("no inputs: give --input LIT or --inputs FILE")
 
-    runner = lib.run
-    pool = None
-    if args.untrusted:
-        from racesl.sandbox_runner import SandboxRunner
-
-        pool = SandboxRunner(lib, wall=args.wall)
-        runner = pool.run
-    try:
-        for k, line in enumerate(lines, 1):
-            try:
-                x = parse_literal(line)
-            except ValueError as e:
-                flag = "--input" if k <= len(args.input) else ""
-                print(f"racesc: input {k}: {e}{_quote_hint(line, flag, env.input)}", file=sys.stderr)
-                print("!input", flush=True)
-                continue
-            why = lib.conforms(x, env.input)
-            if why is not None:
-                print(f"racesc: input {k}: not {article(declared_param(env, env.input_name, env.input))}: {why}",
-                      file=sys.stderr)
-                print("!input", flush=True)
-                continue
-            r = runner(env, x, tuple(settings), fuel=args.fuel, wall=args.wall)
-            if r.ok:
-                print(canonical(r.value), flush=True)
-            else:
-                line_no = _failure_line(lib, pool, env, x, tuple(settings), r, args)
-                print(f"racesc: input {k}: {_explain(r, line_no, args, lib)}", file=sys.stderr)
-                print(f"!{r.status}", flush=True)
-    finally:
-        if pool is not None:
-            pool.close()
+    for k, line in enumerate(lines, 1):
+        try:
+            x = parse_literal(line)
+        except ValueError as e:
+            flag = "--input" if k <= len(args.input) else ""
+            print(f"racesc: input {k}: {e}{_quote_hint(line, flag, env.input)}", file=sys.stderr)
+            print("!input", flush=True)
+            continue
+        lib.last_cut = None
+        why = lib.conforms(x, env.input)
+        if why is not None:
+            print(f"racesc: input {k}: not {article(declared_param(env, env.input_name, env.input))}: "
+                  f"{why}{_cut(lib)}", file=sys.stderr)
+            print("!input", flush=True)
+            continue
+        r = runner(env, x, tuple(settings), fuel=args.fuel, wall=args.wall)
+        if r.ok:
+            print(canonical(r.value), flush=True)
+        else:
+            line_no = _failure_line(lib, pool, env, x, tuple(settings), r, args)
+            print(f"racesc: input {k}: {_explain(r, line_no, args, lib)}", file=sys.stderr)
+            print(f"!{r.status}", flush=True)
     return 0
+
+
+def _cut(lib) -> str:
+    """` (checking `P` was stopped: timeout)` when the last refinement check did not run to
+    an answer (it then counts as false), else ""."""
+    if lib.last_cut is None:
+        return ""
+    text, status = lib.last_cut
+    return f" (checking `{text}` was stopped: {status}, which counts as false)"
 
 
 def _setting_type(env, name: str):

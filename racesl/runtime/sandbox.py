@@ -32,6 +32,7 @@ import time
 from collections import deque
 from multiprocessing.connection import wait
 
+from racesl.runtime.children import close_in_forks, die_with_parent
 from racesl.runtime.execute import Outcome, Program
 from racesl.runtime.limits import DEFAULT_WALL
 from racesl.runtime.watchdog import WATCHDOG
@@ -72,7 +73,19 @@ def _transferable(out: list) -> list:
     return fixed
 
 
-def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdog, progress):
+def _sampler_call(prog, name, args, fuel, wall) -> Outcome:
+    """The "rng" call kind: `args` = (a random.Random, *rest); the function gets a SafeRng
+    over it, and the value comes back as (value, the generator's state afterwards), so the
+    caller's generator continues exactly as if the sampler had run in its own process."""
+    from racesl.runtime.builtins import rng_over
+
+    src, rest = args[0], args[1:]
+    o = prog.call(name, rest, fuel=fuel, wall=wall, rng=rng_over(src))
+    return Outcome((o.value, src.getstate()), o.status, o.steps, o.error, o.line)
+
+
+def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdog, progress, ppid):
+    die_with_parent(ppid)  # killed with the parent, even inside one long C call
     for c in others:  # siblings' pipe ends inherited through fork
         try:
             c.close()
@@ -109,7 +122,10 @@ def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdo
             progress[2] = w
             progress[0] = k
             progress[1] = monotonic()
-            o = prog.call(name, args, fuel=fuel, wall=w if watchdog else None)
+            if len(call) > 4 and call[4] == "rng":  # a sampler: args[0] is its random.Random
+                o = _sampler_call(prog, name, args, fuel, w if watchdog else None)
+            else:
+                o = prog.call(name, args, fuel=fuel, wall=w if watchdog else None)
             progress[1] = 0.0
             out.append((o.value, o.status, o.steps, o.error, o.line))
         try:
@@ -169,7 +185,8 @@ class WorkerPool:
         proc = self._ctx.Process(
             target=_worker_main, daemon=True, name="races-worker",
             args=(child, [parent, *others], self.source, self.filename, self.memory_mb,
-                  self.cpu_s, self.wall, self.watchdog, progress))
+                  self.cpu_s, self.wall, self.watchdog, progress, os.getpid()))
+        close_in_forks(parent)
         proc.start()
         child.close()
         return _Worker(proc, parent, progress)
@@ -203,7 +220,9 @@ class WorkerPool:
 
     def run_batch(self, calls: list[tuple]) -> list[Outcome]:
         """Run `(function name, args, fuel)` calls — or `(name, args, fuel, wall)` to give
-        one call its own wall limit — and return their Outcomes in the same order."""
+        one call its own wall limit, `(name, (rng, *args), fuel, wall, "rng")` for a sampler
+        (its value comes back as `(value, rng state)`: `_sampler_call`) — and return their
+        Outcomes in the same order."""
         if self._closed:
             raise RuntimeError("WorkerPool is closed")
         n = len(calls)

@@ -22,7 +22,9 @@ meanwhile). While a session is open it owns SIGALRM: a previous user of it is de
 Signals reach only the main thread, so sessions open only there: `session()` elsewhere is a
 no-op, and calls made off the main thread run with fuel as their only limit (the handler
 only ever looks at the main thread's stack). `Program.call` opens a one-call session by
-itself when none is open (~4 µs a call); hot loops should open one around the loop.
+itself when none is open (~4 µs a call), and so do `Library.run` and `Library.aux_call`
+(refinements, samplers) — an entry without loops opens none itself (docs/fuel.md); hot loops
+should open one around the loop.
 """
 
 from __future__ import annotations

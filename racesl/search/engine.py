@@ -8,6 +8,8 @@ i) only — never on how many workers share the batch. Tasks are merged in index
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
+import os
 import random
 from bisect import bisect_right
 from collections import Counter
@@ -27,6 +29,8 @@ from racesl.types import types as T
 
 
 _NONE = object()
+
+DROP_AFTER = 3  # calls of one environment that time out before the compile drops it
 
 
 def _is_bool(t: T.Type) -> bool:
@@ -74,15 +78,49 @@ class Executor:
     every compile. Results are remembered by (environment, input text, settings): bodies
     are deterministic functions of their arguments, and the search meets the same states
     again and again. Only a timeout (which depends on the machine) is never remembered, so
-    a reused result is exactly what running again would give, in any process."""
+    a reused result is exactly what running again would give, in any process.
+
+    Timeouts are counted instead, per environment, in memory shared with the workers forked
+    after this is made: once DROP_AFTER calls of one environment have timed out (in any
+    process), it is not run again and every later call of it counts as a timeout. For an
+    environment that always times out that is exactly what running it would give, so the
+    output does not change, and the wall time it wastes is bounded (DROP_AFTER calls, plus
+    at most one in flight in each other worker), not paid again by every chain.
+
+    `sandbox` (`--untrusted`): a function that starts a runner (racesl.sandbox_runner's
+    `SandboxRunner`, whose `run` is `Library.run`'s). Bodies then run in the runner's
+    worker (`open_sandbox`, in each compile process after the forks), not here; the values
+    come back as plain data and are filtered and checked here as before."""
 
     MEMO_LIMIT = 400_000
 
-    def __init__(self, lib, cfg: CompileConfig):
+    def __init__(self, lib, cfg: CompileConfig, sandbox=None):
         self.lib = lib
         self.cfg = cfg
+        self.sandbox = sandbox
+        self.runner = None  # this process's runner, with a sandbox
         self._fns: dict[str, Any] = {}
         self._memo: dict[tuple, Step | str] = {}
+        names = sorted(lib.envs)
+        self._index = {lib.envs[q].pyname: k for k, q in enumerate(names)}
+        self._names = names
+        self.timeouts = mp.RawArray("i", max(1, len(names)))  # (increments may race: off by one at worst)
+
+    def dropped(self) -> dict[str, int]:
+        """{environment: timed-out calls} of those dropped so far."""
+        return {q: self.timeouts[k] for k, q in enumerate(self._names) if self.timeouts[k] >= DROP_AFTER}
+
+    def open_sandbox(self) -> None:
+        """Start this process's sandbox worker (with a sandbox only; once per process,
+        after any fork of compile workers, which must not share it)."""
+        if self.sandbox is not None and (self.runner is None or self._runner_pid != os.getpid()):
+            self.runner = self.sandbox()
+            self._runner_pid = os.getpid()
+
+    def close_sandbox(self) -> None:
+        if self.runner is not None and self._runner_pid == os.getpid():
+            self.runner.close()
+        self.runner = None
 
     def warm(self, envs) -> None:
         """Do now, once, what the first runs of each environment would do lazily: its hot
@@ -120,9 +158,16 @@ class Executor:
                     stats[hit] += 1
                     return None
                 return hit
+        k = self._index[env.pyname]
+        if self.timeouts[k] >= DROP_AFTER:
+            stats["reused"] += 1  # a remembered timeout
+            stats["timeout"] += 1
+            return None
         stats["executions"] += 1
-        out = self._execute(env, x, settings)
-        if key is not None and out != "timeout":
+        out = self._execute(env, x, settings) if self.runner is None else self._execute_remote(env, x, settings)
+        if out == "timeout":
+            self.timeouts[k] += 1
+        elif key is not None:
             if len(self._memo) >= self.MEMO_LIMIT:
                 self._memo.clear()
             self._memo[key] = out
@@ -137,11 +182,11 @@ class Executor:
         fn, meter, fuel = self._fns.get(env.pyname) or self._function(env)
         try:
             value = fn(x, *settings)
+            text = canonical(value)  # (SizeExceeded, before rendering, for a text too long)
         except (Exception, Cutoff) as exc:
             status = classify(exc)
             return "error" if status in ("error", "recursion") else status
         steps = fuel - meter[0]
-        text = canonical(value)
         why = value_filter(f, value, text)
         if why:
             return why
@@ -149,13 +194,29 @@ class Executor:
             return "contract"
         return Step(env.qualname, settings, value, text, steps)
 
+    def _execute_remote(self, env: EnvSig, x, settings: tuple) -> Step | str:
+        """`_execute` in the sandbox worker: the same step, or the same reason to drop it
+        (the filters before the contract, as there)."""
+        f = self.cfg.filters
+        run = self.runner.run(env, x, settings, fuel=f.max_steps, wall=f.wall)
+        if run.status not in ("ok", "contract"):
+            return "error" if run.status in ("error", "recursion") else run.status
+        text = canonical(run.value)
+        why = value_filter(f, run.value, text)
+        if why:
+            return why
+        if run.status == "contract":
+            return "contract"
+        return Step(env.qualname, settings, run.value, text, run.steps)
+
 
 class Search:
-    def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig, exclude: set[str] = frozenset()):
+    def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig, exclude: set[str] = frozenset(),
+                 sandbox=None):
         self.lib = lib
         self.graph = graph
         self.cfg = cfg
-        self.exec = Executor(lib, cfg)
+        self.exec = Executor(lib, cfg, sandbox)
         self.envs = graph.envs
         # `exclude`: environments the solver showed can only produce degenerate outputs.
         # Bool-valued ones may still be a branch's condition, which is never an answer.

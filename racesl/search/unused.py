@@ -9,6 +9,7 @@ from collections import Counter
 
 from racesl.runtime.contract import canonical
 from racesl.sample.seeding import item_rng
+from racesl.search.engine import DROP_AFTER
 from racesl.search.filters import value_filter
 from racesl.text import plural
 
@@ -26,9 +27,15 @@ _HINTS = {
 }
 
 
-def why_unused(lib, cfg, env, graph=None) -> str:
+def _dropped(calls: int, wall: float) -> str:
+    return (f"dropped after {plural(calls, 'call')} timed out (the wall limit, {wall:g} s each): "
+            "make the body cheaper, or raise `--filter wall=S`")
+
+
+def why_unused(lib, cfg, env, graph=None, run=None) -> str:
     """One clause: what stops `env` from appearing, found by running it on a few sampled
-    inputs through the compile's own filters (deterministic: a fixed per-env seed)."""
+    inputs through the compile's own filters (deterministic: a fixed per-env seed), with
+    `run` (`lib.run`, or a SandboxRunner's); DROP_AFTER timeouts end the sampling."""
     if graph is not None and not graph.successors(env.qualname) and not graph.predecessors(env.qualname):
         return "no environment's output type is its input type, nor its output any one's input"
     reasons: Counter = Counter()
@@ -41,8 +48,10 @@ def why_unused(lib, cfg, env, graph=None) -> str:
         except Exception:  # a sampler that fails: `racesc check` reports it in full
             reasons["sampler"] += 1
             continue
-        run = lib.run(env, x, settings, fuel=f.max_steps, wall=f.wall)
-        reasons[run.status if run.status != "ok" else value_filter(f, run.value, canonical(run.value)) or "ok"] += 1
+        r = (run or lib.run)(env, x, settings, fuel=f.max_steps, wall=f.wall)
+        reasons[r.status if r.status != "ok" else value_filter(f, r.value, canonical(r.value)) or "ok"] += 1
+        if reasons["timeout"] >= DROP_AFTER:
+            return _dropped(reasons["timeout"], f.wall)
     ok = reasons.pop("ok", 0)
     if ok:
         return (f"{ok} of {plural(SAMPLES, 'sampled run')} pass the filters; the chains around it were "
@@ -53,14 +62,19 @@ def why_unused(lib, cfg, env, graph=None) -> str:
     return f"no usable output in {plural(SAMPLES, 'sampled run')} ({counts})" + (f": {hint}" if hint else "")
 
 
-def unused_reasons(lib, cfg, graph, usage, pruned: dict[str, str]) -> dict[str, str]:
-    """{environment: why} for every environment no task used, in name order."""
+def unused_reasons(lib, cfg, graph, usage, pruned: dict[str, str], dropped: dict[str, int] | None = None,
+                   run=None) -> dict[str, str]:
+    """{environment: why} for every environment no task used, in name order; `dropped`:
+    {environment: timed-out calls} of those the search stopped running (never run again
+    here); `run`: as for `why_unused`."""
     out = {}
     for q in sorted(lib.envs):
         if usage[q]:
             continue
         if q in pruned:
             out[q] = f"the solver proved every output is dropped ({pruned[q]})"
+        elif dropped and q in dropped:
+            out[q] = _dropped(dropped[q], cfg.filters.wall)
         else:
-            out[q] = why_unused(lib, cfg, lib.envs[q], graph)
+            out[q] = why_unused(lib, cfg, lib.envs[q], graph, run)
     return out

@@ -179,3 +179,75 @@ def test_signal_while_writing_leaves_no_temp_file(toy, tmp_path, sig):
     assert p.returncode != 0, p.stderr
     assert out.read_text() == "old\n"
     assert _parts(tmp_path) == [], "temporary file left behind"
+
+
+# ------------------------------------------------------------ output and sidecar together
+
+_KILL_AT = """
+import os, signal, sys
+import racesl.atomic as A
+import racesl.records as R
+point = sys.argv[1]
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+orig_dumps, count = R.dumps, [0]
+def dumps(r):
+    count[0] += 1
+    if point == "write" and count[0] == 20:  # halfway through the records
+        die()
+    return orig_dumps(r)
+R.dumps = dumps
+real_replace, real_unlink = os.replace, A._unlink
+def replace(a, b):
+    real_replace(a, b)
+    if point == "after_" + ("sidecar" if str(b).endswith(".library.json") else "output"):
+        die()
+def unlink(p):
+    if point == "before_commit":  # the commit's first step: the old output goes
+        die()
+    real_unlink(p)
+    if point == "after_unlink":
+        die()
+os.replace, A._unlink = replace, unlink
+from racesl.cli.main import main
+sys.exit(main(["compile", sys.argv[2], "-n", "40", "-o", sys.argv[3], "-q", "--no-solver"]))
+"""
+
+
+def _consistent(out) -> str:
+    """'none' (no output: the commit point is absent) or the library hash the output and
+    its sidecar both name; fails when the output is there without its own sidecar."""
+    if not out.exists():
+        return "none"
+    side = out.parent / (out.name + ".library.json")
+    assert side.exists(), "output without its sidecar"
+    lib = json.loads(side.read_text())["library"]
+    assert {r["library"] for r in read_records(out)} == {lib}, "output beside another library's sidecar"
+    return lib
+
+
+@pytest.mark.parametrize("point, expect", [("write", "old"), ("before_commit", "old"), ("after_unlink", "none"),
+                                           ("after_sidecar", "none"), ("after_output", "new"),
+                                           ("never", "new")])
+def test_output_and_sidecar_appear_together(toy, tmp_path, point, expect):
+    """SIGKILL at each step of the write: the output, when present, has its own library's
+    sidecar beside it; the `.part` files a killed run leaves go with the next run."""
+    (tmp_path / "old").mkdir()
+    old_src = tmp_path / "old" / "toy.races"
+    old_src.write_text(TOY.replace("capped at 300", "capped at 300 (old)"), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    run_racesc("compile", old_src, "-n", 10, "-o", out, "-q", "--no-solver", cwd=tmp_path)
+    old = _consistent(out)
+    p = subprocess.run([PYTHON, "-c", _KILL_AT, point, str(toy), str(out)], cwd=REPO, capture_output=True,
+                       text=True, timeout=120)
+    if point == "never":
+        assert p.returncode == 0, p.stderr
+    else:
+        assert p.returncode == -signal.SIGKILL, p.stderr
+    got = _consistent(out)
+    assert {"old": got == old, "none": got == "none", "new": got not in (old, "none")}[expect], (got, old)
+    if point == "write":
+        assert _parts(tmp_path), "the killed writer left no temporary file: the test tests nothing"
+    run_racesc("compile", toy, "-n", 40, "-o", out, "-q", "--no-solver", cwd=tmp_path)
+    assert _consistent(out) not in (old, "none")
+    assert _parts(tmp_path) == []

@@ -34,7 +34,9 @@ def dag_equal(n):
     for i in range(n):
         a = [a, a]
         b = [b, b]
-    max([a, b])  # compares a and b inside one C call: no guard, no signal reaches it
+    [a].remove(b)  # compares a and b inside one C call: no signal reaches it (every walk a
+    # body may make is measured first, test_sharing.py; `remove`, which the checker refuses,
+    # stands for a guard that missed a case)
     return 1
 
 def hog(n):

@@ -95,6 +95,21 @@ def test_each_sample_runs_twice_with_the_same_arguments(lib):
     assert counts["ok"] == 5
 
 
+def test_a_body_that_keeps_timing_out_is_run_only_until_the_third_timeout(lib):
+    """Each timed-out run costs its whole wall limit: 50 samples of an always-slow body
+    would hold `racesc check` for minutes. A timed-out sample is not run a second time."""
+    from racesl.probe import TIMEOUTS_TO_STOP
+
+    env = lib.envs["probe.ident"]
+    runner = alternating(lib, [Run(None, "timeout", 0, "Timeout")])
+    counts, diags, _ = probe_env(lib, env, 50, 0, runner=runner)
+    assert len(runner.calls) == TIMEOUTS_TO_STOP == 3
+    assert counts["timeout"] == 50
+    [w] = [d for d in diags if d.code == "W600"]
+    assert "most often: timeout; stopped after 3 timeouts, the rest not run" in w.message
+    assert not [d for d in diags if d.code == "E601"]
+
+
 def test_deterministic_runner_is_quiet(lib):
     for name in ("ident", "clamp", "shift"):
         counts, diags, _ = probe_env(lib, lib.envs[f"probe.{name}"], 20, 1)
