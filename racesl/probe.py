@@ -217,11 +217,8 @@ from racesl.runtime.watchdog import WATCHDOG
 code, memory_mb = pickle.load(sys.stdin.buffer)  # sent at once, loaded while the parent samples
 prog = Program(marshal.loads(code), "<races>")
 if memory_mb:
-    from racesl.runtime.sandbox import _vsize
-    import resource
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = _vsize() + memory_mb * (1 << 20)
-    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    from racesl.runtime.children import limit_memory
+    limit_memory(memory_mb)
 calls, fuel, wall = pickle.load(sys.stdin.buffer)  # sent when the sampling is done
 out = []
 with WATCHDOG.session():

@@ -170,8 +170,19 @@ def execute(args) -> int:
         from racesl.audit import audit_records
         from racesl.rewards import register
 
-        register(lib)  # sort and select shortcuts are scored by re-executing in it
-        report = audit_records(records)
+        def audit():
+            register(lib)  # sort and select shortcuts are scored by re-executing in it
+            return audit_records(records)
+
+        if args.untrusted:  # the re-executions, too, run outside this process
+            from racesl.runtime.children import ChildFailed, run_limited
+
+            try:
+                report = run_limited(audit)
+            except ChildFailed as exc:
+                err.print(f"[yellow]warning:[/] the shortcut audit was stopped: {exc}")
+        else:
+            report = audit()
     if args.json:
         print_json(summary_json(summary, lib, out, fmt, cfg.n, seconds, report))
     elif not args.quiet:

@@ -94,16 +94,12 @@ def from_json(o: dict) -> Diagnostic:
 
 
 def _limit(memory_mb: int, cpu_s: int) -> None:
-    import resource
-
-    from racesl.runtime.sandbox import _set_cpu_limit, _vsize
+    from racesl.runtime.children import limit_cpu, limit_memory
 
     if memory_mb:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = _vsize() + memory_mb * (1 << 20)
-        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+        limit_memory(memory_mb)
     if cpu_s:
-        _set_cpu_limit(resource, cpu_s)
+        limit_cpu(cpu_s)
 
 
 def child_main() -> None:

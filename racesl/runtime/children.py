@@ -11,15 +11,22 @@ after a SIGKILL of `racesc compile` such workers lived on for minutes. Two measu
 - `close_in_forks(conn)`: the parent's end of a worker's pipe, closed in every process
   forked afterwards (siblings, grandchildren), so that the worker sees EOF when the parent
   goes.
+
+`run_limited(fn)` runs one function in such a child, under an address-space and CPU limit,
+and returns its result: work over untrusted code that is not a body call (the shortcut
+audit of `racesc compile --untrusted` re-executes bodies through the rewards) without
+running it in the parent.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import weakref
 
-__all__ = ["die_with_parent", "close_in_forks"]
+__all__ = ["die_with_parent", "close_in_forks", "run_limited", "ChildFailed", "vsize", "limit_memory",
+           "limit_cpu"]
 
 _PR_SET_PDEATHSIG = 1
 _SIGKILL = 9
@@ -59,3 +66,84 @@ def _after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
+
+
+class ChildFailed(Exception):
+    """`run_limited`'s child died (memory, CPU time, a signal) or raised; the message says how."""
+
+
+def vsize() -> int:
+    """This process's virtual size in bytes (0 when unknown)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _soft(resource, which: int, soft: int) -> None:
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(which, (soft, hard))
+
+
+def limit_memory(memory_mb: int) -> None:
+    """Address space (RLIMIT_AS): this process's size now plus `memory_mb` (within the hard limit)."""
+    import resource
+
+    _soft(resource, resource.RLIMIT_AS, vsize() + memory_mb * (1 << 20))
+
+
+def limit_cpu(seconds: int) -> None:
+    """CPU time (RLIMIT_CPU): `seconds` more than this process has used (SIGXCPU past it)."""
+    import math
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _soft(resource, resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + seconds)
+
+
+def run_limited(fn, *, memory_mb: int = 2048, cpu_s: int = 600):
+    """`fn()` in a forked child that dies with this process, with `memory_mb` more address
+    space than it starts with and `cpu_s` seconds of CPU; its result comes back pickled.
+    Raises ChildFailed when the child dies or `fn` raises (its exception's text)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    here, there = ctx.Pipe(duplex=False)
+    ppid = os.getpid()
+
+    def child():
+        here.close()
+        die_with_parent(ppid)
+        limit_memory(memory_mb)
+        limit_cpu(cpu_s)
+        try:
+            out = ("ok", fn())
+        except BaseException as exc:  # noqa: BLE001 (reported to the parent, whatever it is)
+            out = ("raised", f"{type(exc).__name__}: {exc}"[:500])
+        try:
+            there.send_bytes(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+        except BaseException as exc:  # noqa: BLE001
+            there.send_bytes(pickle.dumps(("raised", f"result not transferable: {type(exc).__name__}")))
+        there.close()
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    there.close()
+    try:
+        data = here.recv_bytes()
+    except (EOFError, OSError):
+        data = None
+    finally:
+        here.close()
+        proc.join()
+    if data is None:
+        code = proc.exitcode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        raise ChildFailed(f"the child process died ({how})")
+    status, value = pickle.loads(data)
+    if status != "ok":
+        raise ChildFailed(value)
+    return value

@@ -32,32 +32,13 @@ import time
 from collections import deque
 from multiprocessing.connection import wait
 
-from racesl.runtime.children import close_in_forks, die_with_parent
+from racesl.runtime.children import close_in_forks, die_with_parent, limit_cpu, limit_memory
 from racesl.runtime.execute import Outcome, Program
 from racesl.runtime.limits import DEFAULT_WALL
 from racesl.runtime.watchdog import WATCHDOG
 
 __all__ = ["WorkerPool"]
 
-_MIB = 1 << 20
-
-
-def _vsize() -> int:
-    """This process's virtual size in bytes (0 when unknown)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _set_cpu_limit(resource, seconds: int) -> None:
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    soft = math.ceil(used.ru_utime + used.ru_stime) + seconds
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
 def _transferable(out: list) -> list:
@@ -92,15 +73,9 @@ def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdo
         except OSError:
             pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
-    import resource
-
     prog = Program.from_source(source, filename)
     if memory_mb:
-        limit = _vsize() + memory_mb * _MIB
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        limit_memory(memory_mb)
     session = WATCHDOG.session() if watchdog else None
     if session is not None:
         session.__enter__()
@@ -114,7 +89,7 @@ def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdo
             break
         cid, calls = msg
         if cpu_s:
-            _set_cpu_limit(resource, cpu_s)
+            limit_cpu(cpu_s)
         out = []
         for k, call in enumerate(calls):
             name, args, fuel = call[:3]

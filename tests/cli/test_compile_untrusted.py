@@ -52,3 +52,33 @@ def test_untrusted_compile_drops_an_environment_that_times_out(tmp_path):
         assert summary["seconds"] < 60
         got.append(out.read_bytes())
     assert got[0] == got[1]
+
+
+def test_untrusted_audit_runs_in_a_child_and_says_the_same(tmp_path):
+    """The shortcut audit re-executes bodies (sort and select answers are scored through
+    the library): under --untrusted it runs in a limited child (runtime.children
+    `run_limited`), and its verdict and JSON report are those of the plain compile."""
+    mods = [resources.stdlib_dir() / f"{m}.races" for m in ("numbers", "lists")]
+    got = {}
+    for name, extra in (("plain", []), ("untrusted", ["--untrusted"])):
+        p = run_racesc("compile", *mods, "-n", 80, "--seed", 3, "-o", tmp_path / f"{name}.jsonl", "--json",
+                       *extra, cwd=tmp_path)
+        got[name] = json.loads(p.stdout)["audit"]
+    assert got["plain"] is not None and "ok" in got["plain"]
+    assert got["untrusted"] == got["plain"]
+
+
+def test_the_untrusted_audit_reports_a_child_that_failed(monkeypatch, capsys, tmp_path):
+    import racesl.audit as audit
+    from racesl.cli.main import main
+
+    def boom(records):
+        raise MemoryError("the audit ran out of memory")
+
+    monkeypatch.setattr(audit, "audit_records", boom)
+    out = tmp_path / "t.jsonl"
+    mods = [str(resources.stdlib_dir() / "numbers.races")]
+    assert main(["compile", *mods, "-n", "20", "--seed", "1", "-o", str(out), "--untrusted"]) == 0
+    err = capsys.readouterr().err
+    assert "the shortcut audit was stopped: MemoryError: the audit ran out of memory" in err
+    assert out.exists()  # the tasks are written; only the verdict is missing

@@ -143,16 +143,14 @@ def test_loop_free_body_outside_any_session_gets_its_wall_limit(hostile):
 
 
 _HOG_SCRIPT = """
-import resource, sys
+import sys
 from racesl.library import Library
-from racesl.runtime.sandbox import _vsize
+from racesl.runtime.children import limit_memory
 from racesl.sample.default import NoSample
 from racesl.sample.seeding import item_rng
 lib, _ = Library.from_paths([sys.argv[1]])
 env = lib.envs["hostile.hogged"]
-_, hard = resource.getrlimit(resource.RLIMIT_AS)
-soft = _vsize() + 150 * (1 << 20)
-resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+limit_memory(150)
 try:
     lib.sample_input(env, item_rng(0, "hog"), 0)
     print("SAMPLED")
