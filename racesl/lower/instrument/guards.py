@@ -265,17 +265,24 @@ class _Guards:
         `(t if _races_type(t := x) in _races_FLAT else _races_g_deep(t))`."""
         return self._deep_use(x, flat, guard)[0]
 
+    def _probe_use(self, x):
+        """(the node that tests `x`'s value, the node that reads it again): a name twice, or
+        `t := x` and then `t`; None where neither can be written (`:=` not allowed)."""
+        if isinstance(x, ast.Name):
+            return _clone(x), x
+        if self.walrus:
+            t = self.fx.tmp("t")
+            return ast.NamedExpr(target=_name(t, True), value=x), _name(t)
+        return None
+
     def _deep_use(self, x, flat: bool = False, guard: str = abi.G_DEEP):
         """`_deep`, and a node that reads the value again (a name; None when there is none)."""
         if flat or isinstance(x, ast.Constant):
             return x, (x if isinstance(x, (ast.Name, ast.Constant)) else None)
-        if isinstance(x, ast.Name):
-            probe, use = _clone(x), x
-        elif self.walrus:
-            t = self.fx.tmp("t")
-            probe, use = ast.NamedExpr(target=_name(t, True), value=x), _name(t)
-        else:
+        pair = self._probe_use(x)
+        if pair is None:
             return _loc(_call(guard, [x]), x), None
+        probe, use = pair
         test = ast.Compare(left=_call(abi.TYPE, [probe]), ops=[ast.In()],
                            comparators=[_name(abi.FLAT)])
         return _loc(ast.IfExp(test=test, body=use, orelse=_call(guard, [_clone(use)])), x), use
@@ -545,13 +552,10 @@ class _Guards:
         if isinstance(val, ast.Constant):
             small = type(val.value) is bool or -_SMALL_INT < val.value < _SMALL_INT
             return _loc(fast(val) if small else slow(val), ref)
-        if isinstance(val, ast.Name):
-            probe, use = _clone(val), val
-        elif self.walrus:
-            t = self.fx.tmp("t")
-            probe, use = ast.NamedExpr(target=_name(t, True), value=val), _name(t)
-        else:
+        pair = self._probe_use(val)
+        if pair is None:
             return _loc(slow(val), ref)
+        probe, use = pair
         return _loc(ast.IfExp(test=self._small(probe), body=fast(use), orelse=slow(_clone(use))), ref)
 
     def _sized_call(self, e):
