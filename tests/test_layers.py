@@ -40,6 +40,7 @@ LAYERS: list[tuple[str, str]] = [
     ("resources", ""),  # where the bundled grammar and stdlib are
     ("text", ""),  # wording helpers (plural, ...)
     ("atomic", ""),  # atomic_write: temporary file, then rename
+    ("cache", ""),  # caches bounded by the size of what they hold
     ("templates", ""),  # the operators' prompt templates and their fields
     # the language, front to back
     ("syntax", "diagnostics resources"),  # lexer, parser, AST, the AST → Python printer

@@ -17,7 +17,7 @@ from typing import Iterable
 from racesl.check import Checked, check_loaded
 from racesl.check.loader import Source
 from racesl.check.model import CheckedModule
-from racesl.lsp.lru import SizedLRU
+from racesl.cache import SizedLRU
 from racesl.lsp.replay import CachingChecker, CheckCache
 from racesl.lsp.sources import CachedLoader, DiskCache, DocSource
 

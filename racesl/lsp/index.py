@@ -23,7 +23,7 @@ import attrs
 
 from racesl.check import names as N
 from racesl.diagnostics import Span
-from racesl.lsp.lru import SizedLRU
+from racesl.cache import SizedLRU
 from racesl.syntax import ast as A
 
 ITEMS_BUDGET = 8_000_000  # characters of items behind the occurrence cache (it keeps old ASTs alive)

@@ -17,7 +17,7 @@ from racesl.lsp import index as I
 from racesl.lsp.context import View
 from racesl.lsp.documents import LINE_BREAK, units
 from racesl.lsp.incremental import VL, Placed
-from racesl.lsp.lru import SizedLRU
+from racesl.cache import SizedLRU
 
 TOKEN_TYPES = ["keyword", "function", "method", "type", "parameter", "variable", "namespace", "string", "number",
                "comment", "decorator", "enumMember", "operator"]

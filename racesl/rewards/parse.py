@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 
-from racesl.rewards.cache import text_cache
+from racesl.cache import text_cache
 from racesl.rewards.literals import CANONICAL, CANONICAL_PATTERN, INVALID, UNKNOWN, read_literal
 from racesl.runtime.contract import canonical, parse_literal
 
 MAX_ANSWER = 20_000  # characters inside the block; longer answers score 0
 # The two caches below live as long as the process (a training run): each holds at most
-# CACHE_BUDGET characters of texts (~25x that in bytes at worst, see racesl.rewards.cache).
+# CACHE_BUDGET characters of texts (~25x that in bytes at worst, see racesl.cache).
 # Answers over CACHE_MAX_TEXT characters are not cached (a long answer rarely comes twice);
 # record texts, which do repeat (one record per group of completions), up to MAX_ANSWER.
 CACHE_BUDGET = 2_000_000

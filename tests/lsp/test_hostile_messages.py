@@ -242,23 +242,6 @@ def test_reader_refuses_again_and_ends_at_the_end_of_the_stream():
 
 # ------------------------------------------------------------ the server's caches
 
-def test_sized_lru_bounds_cost_and_entries_and_drops_the_least_recently_used():
-    from racesl.lsp.lru import ENTRY_COST, SizedLRU
-
-    c = SizedLRU(budget=3 * (100 + ENTRY_COST), max_entries=10)
-    for k in "abc":
-        c.put(k, k.upper(), 100)
-    assert c.get("a") == "A"  # now the most recent: d pushes out b
-    c.put("d", "D", 100)
-    assert "b" not in c and [c.get(k) for k in "acd"] == ["A", "C", "D"] and c.cost <= c.budget
-    c.put("big", "X", 10 ** 9)  # alone over the budget: kept (it is in use), the rest go
-    assert len(c) == 1 and c["big"] == "X"
-    few = SizedLRU(budget=10 ** 9, max_entries=2)
-    for k in "xyz":
-        few.put(k, k, 1)
-    assert len(few) == 2 and "x" not in few
-
-
 def test_editing_a_huge_item_keeps_the_check_caches_within_their_budget(tmp_path, monkeypatch):
     """Each edit of a document made of one big item is a new AST; the driver's caches kept
     96 of them (by count). Bounded by characters, they keep what the budget allows."""

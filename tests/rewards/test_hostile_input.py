@@ -12,7 +12,6 @@ import pytest
 
 from racesl.cli.main import main
 from racesl.rewards import STATUSES, adapters, score, verdict
-from racesl.rewards.cache import ENTRY_COST, text_cache
 from racesl.rewards.parse import CACHE_BUDGET, CACHE_MAX_TEXT, MAX_ANSWER, _parse, expected_value
 from tests.support.tasks import wrap
 
@@ -28,48 +27,6 @@ RECORDS = [SEQ, PAR, LOOP, BRANCH, SORT]
 
 
 # ------------------------------------------------------------ the caches
-
-def test_text_cache_is_bounded_in_characters_and_evicts_the_least_recently_used():
-    calls = []
-
-    @text_cache(budget=3 * (100 + ENTRY_COST), max_text=150)
-    def f(text):
-        calls.append(text)
-        return len(text)
-
-    a, b, c, d = ("a" * 100, "b" * 100, "c" * 100, "d" * 100)
-    for t in (a, b, c):
-        assert f(t) == 100
-    assert f.cache_len() == 3 and f.cache_cost() == 3 * (100 + ENTRY_COST)
-    f(a)  # a is now the most recently used: d evicts b
-    f(d)
-    assert f.cache_len() == 3 and f.cache_cost() <= f.budget
-    calls.clear()
-    f(a), f(c), f(d)
-    assert calls == []
-    f(b)
-    assert calls == [b]
-    big = "x" * 151  # over max_text: computed every time, never held
-    f(big), f(big)
-    assert calls == [b, big, big] and big not in [t for t in calls[:1]]
-    assert f.cache_cost() <= f.budget
-    f.cache_clear()
-    assert f.cache_len() == 0 and f.cache_cost() == 0
-
-
-def test_text_cache_does_not_cache_exceptions():
-    n = []
-
-    @text_cache(budget=10_000, max_text=100)
-    def g(text):
-        n.append(text)
-        raise ValueError(text)
-
-    for _ in range(2):
-        with pytest.raises(ValueError):
-            g("x")
-    assert n == ["x", "x"] and g.cache_len() == 0
-
 
 def test_scoring_many_distinct_answers_keeps_the_parse_cache_within_its_budget():
     """6,000 distinct answers of 20 KB grew the entry-bounded cache past 2 GB; the cache now
