@@ -178,36 +178,38 @@ class Executor:
 
     def _execute(self, env: EnvSig, x, settings: tuple) -> Step | str:
         """The step, or the name of what dropped it (a status or a filter)."""
-        f = self.cfg.filters
         fn, meter, fuel = self._fns.get(env.pyname) or self._function(env)
         try:
             value = fn(x, *settings)
             text = canonical(value)  # (SizeExceeded, before rendering, for a text too long)
         except (Exception, Cutoff) as exc:
-            status = classify(exc)
-            return "error" if status in ("error", "recursion") else status
-        steps = fuel - meter[0]
-        why = value_filter(f, value, text)
-        if why:
-            return why
-        if self.lib.conforms(value, env.output, text) is not None:
-            return "contract"
-        return Step(env.qualname, settings, value, text, steps)
+            return _dropped(classify(exc))
+        return self._step(env, settings, value, text, fuel - meter[0],
+                          lambda: self.lib.conforms(value, env.output, text) is None)
 
     def _execute_remote(self, env: EnvSig, x, settings: tuple) -> Step | str:
-        """`_execute` in the sandbox worker: the same step, or the same reason to drop it
-        (the filters before the contract, as there)."""
+        """`_execute` in the sandbox worker, whose runner has checked the contract: the same
+        step, or the same reason to drop it."""
         f = self.cfg.filters
         run = self.runner.run(env, x, settings, fuel=f.max_steps, wall=f.wall)
         if run.status not in ("ok", "contract"):
-            return "error" if run.status in ("error", "recursion") else run.status
-        text = canonical(run.value)
-        why = value_filter(f, run.value, text)
+            return _dropped(run.status)
+        return self._step(env, settings, run.value, canonical(run.value), run.steps, lambda: run.status == "ok")
+
+    def _step(self, env: EnvSig, settings: tuple, value, text: str, steps: int, conforms) -> Step | str:
+        """A finished run's step, or what drops it: the value filters first, then the
+        contract (`conforms()`: whether the value is of the output type)."""
+        why = value_filter(self.cfg.filters, value, text)
         if why:
             return why
-        if run.status == "contract":
+        if not conforms():
             return "contract"
-        return Step(env.qualname, settings, run.value, text, run.steps)
+        return Step(env.qualname, settings, value, text, steps)
+
+
+def _dropped(status: str) -> str:
+    """What a cut-off or failed run counts as in the search's statistics."""
+    return "error" if status in ("error", "recursion") else status
 
 
 class Search:
