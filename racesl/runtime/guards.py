@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from racesl.runtime.limits import MAX_INT_BITS, MAX_LEN, MAX_RENDER, MAX_WALK, SizeExceeded
-from racesl.runtime.measure import CONTAINERS, _int_len, _str_repr_len, render_size, walk_size  # noqa: F401
+from racesl.runtime.measure import CONTAINERS, render_size, walk_size
 
 __all__ = [
     "render_size", "walk_size", "check_result", "g_deep", "g_walk", "g_in", "g_key", "m_count", "m_index", "g_add", "g_iadd", "g_mul", "g_imul", "g_power", "g_pow",
@@ -29,9 +29,8 @@ __all__ = [
     "g_pow_mod", "POW_MOD_COST", "case_wrappers", "g_cat",
 ]
 
-_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 # types whose len() is known without iterating them
-SIZED_TYPES = frozenset((str, list, tuple, dict, set, frozenset, range, *_DICT_VIEWS))
+SIZED_TYPES = CONTAINERS | {str, range}  # (the containers: list tuple set frozenset dict, dict views)
 _SEQ = (str, list, tuple)
 
 

@@ -39,6 +39,13 @@ _FIELDS = 8
 _SPEC_DIGITS = re.compile(r"\d+")
 
 
+def _short_tuple(e) -> bool:
+    """A tuple display of at most _SPLIT_TUPLE elements, none starred: measured element by
+    element (a walk of it is one node plus its elements' walks)."""
+    return (isinstance(e, ast.Tuple) and len(e.elts) <= _SPLIT_TUPLE
+            and not any(isinstance(x, ast.Starred) for x in e.elts))
+
+
 def _field_bound(spec: str | None, text: int) -> int:
     """An upper bound on the length of one f-string field: its value renders to at most
     `text` characters, padded to the widest number in its constant spec."""
@@ -311,8 +318,7 @@ class _Guards:
         numbers: nothing to measure)."""
         if isinstance(k, ast.Slice) or self._flat(k):
             return self.visit(k)
-        if (isinstance(k, ast.Tuple) and len(k.elts) <= _SPLIT_TUPLE
-                and not any(isinstance(x, ast.Starred) for x in k.elts)):
+        if _short_tuple(k):
             flat = [self._flat(x) for x in k.elts]
             k.elts = [self._deep(self.visit(x), f) for x, f in zip(k.elts, flat)]
             return k
@@ -356,8 +362,7 @@ class _Guards:
         for k in e.keywords:
             if k.arg == "key":
                 body = k.value.body if isinstance(k.value, ast.Lambda) else None
-                if (isinstance(body, ast.Tuple) and len(body.elts) <= _SPLIT_TUPLE
-                        and not any(isinstance(x, ast.Starred) for x in body.elts)):
+                if _short_tuple(body):
                     for x in body.elts:  # (`key=lambda c: (-d[c], c)`: each part, as `key` does)
                         setattr(x, WALK, abi.G_DEEP)
                 elif body is not None:

@@ -40,21 +40,23 @@ _HEX_BITS = 4096  # an int literal wider than this is written in hex (see `_Unpa
 _BaseUnparser = getattr(ast, "_Unparser", None)  # (CPython's own, behind `ast.unparse`)
 
 
-def _unparse(tree) -> str:
-    """`ast.unparse`, but an int wider than _HEX_BITS is written in hex: its decimal text
-    could pass CPython's int-to-str limit (4,300 digits; a 20,000-bit hex literal is legal
-    source), which would end the `--untrusted` startup in a ValueError. Hex has no limit."""
-    if _BaseUnparser is None:
-        return ast.unparse(tree)
-
+if _BaseUnparser is not None:
     class _Unparser(_BaseUnparser):
+        """`ast.unparse`, but an int wider than _HEX_BITS is written in hex: its decimal text
+        could pass CPython's int-to-str limit (4,300 digits; a 20,000-bit hex literal is
+        legal source), which would end the `--untrusted` startup in a ValueError."""
+
         def _write_constant(self, value):
             if type(value) is int and value.bit_length() > _HEX_BITS:
                 self.write(hex(value))
             else:
                 super()._write_constant(value)
 
-    return _Unparser().visit(tree)
+
+def _unparse(tree) -> str:
+    """`ast.unparse` with wide ints in hex (`_Unparser`; plain `ast.unparse` on a Python
+    without the class)."""
+    return ast.unparse(tree) if _BaseUnparser is None else _Unparser().visit(tree)
 
 
 # The fast paths `instrument` may take (docs/fuel.md, "Fast paths and the reference meter"):
