@@ -55,11 +55,15 @@ class Run:
 
 
 class Library:
-    def __init__(self, checked: Checked):
+    def __init__(self, checked: Checked, lowered: dict[str, Lowered] | None = None):
+        """`lowered`: modules already lowered (by name), reused where they were lowered from
+        the very module checked here — admission checks many candidates against one pool."""
         if not checked.ok:
             raise ValueError("cannot build a library from modules with errors")
         self.checked = checked
-        self.lowered = {name: Lowered(cm) for name, cm in checked.modules.items()}
+        lowered = lowered or {}
+        self.lowered = {name: lowered[name] if name in lowered and lowered[name].cm is cm else Lowered(cm)
+                        for name, cm in checked.modules.items()}
         body: list[py.stmt] = []
         param_facts: dict = {}  # function → parameter → ParamFacts (racesl.lower.module)
         self.preds: dict[tuple[str, str], str] = {}

@@ -28,9 +28,11 @@ TIMEOUTS_TO_STOP = 3  # wall-clock cut-offs after which an environment's probe s
 
 
 def probe_env(lib, env, samples: int, seed: int, runner=None,
-              seeds: "SeedProbe | None" = None) -> tuple[Counter, list[Diagnostic], float]:
+              seeds: "SeedProbe | None" = None, on_run=None) -> tuple[Counter, list[Diagnostic], float]:
     """Sample an environment's inputs, run each twice, check contracts and laws; with
-    `seeds`, also hand each run to it, to be run again under other hash seeds."""
+    `seeds`, also hand each run to it, to be run again under other hash seeds; with
+    `on_run`, call `on_run(x, settings, run)` with each sampled input's first run (the
+    admission gates keep them)."""
     from racesl.runtime.contract import canonical
     from racesl.sample.default import NoSample
     from racesl.sample.seeding import item_rng
@@ -74,6 +76,8 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
                  f"{canonical(r2.value) if r2.ok else '!' + r2.status} the next time",
                  "environments must be deterministic: avoid iterating over sets, sort first")
         counts[r1.status] += 1
+        if on_run is not None:
+            on_run(x, st, r1)
         if seeds is not None and not det_reported:
             seeds.add(env, x, st, r1)
         if r1.status == "contract" and not contract_reported:

@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, str]] = [
     ("atomic", ""),  # atomic_write: temporary file, then rename
     ("cache", ""),  # caches bounded by the size of what they hold
     ("templates", ""),  # the operators' prompt templates and their fields
+    ("generation", ""),  # text from a model: in process (transformers) or an OpenAI-compatible server
     # the language, front to back
     ("syntax", "diagnostics resources"),  # lexer, parser, AST, the AST → Python printer
     ("types", "diagnostics syntax"),  # types and reading refinements into bounds
@@ -56,15 +57,18 @@ LAYERS: list[tuple[str, str]] = [
     ("graph", "diagnostics text types solver check"),  # the signature graph
     ("search", "diagnostics text templates types runtime check sample graph"),  # chains, filters, config
     ("records", "atomic"),  # Task and the files tasks go to
+    ("pool", "atomic resources"),  # the folder of admitted modules and its manifest
     ("operators", "*"),  # sequential, parallel, sort, select, branch, loop
     ("compile", "*"),  # compile_tasks: search + operators in batches over workers
     ("rewards", "*"),  # scoring a completion against a record
     ("audit", "*"),  # shortcut audits of compiled tasks
     ("curriculum", "*"),
     ("sandbox_runner", "*"),  # library runs in worker processes
+    ("admit", "*"),  # the admission gates: is a candidate module fit for the pool
     # tools on top
     ("render", "*"),  # diagnostics for a terminal
     ("train", "*"),
+    ("evolve", "*"),  # the pool grows itself: generator prompts, the loop, GRPO in two roles
     ("lsp", "*"),
     ("cli", "*"),
     ("__main__", "*"),

@@ -13,6 +13,8 @@ COMMANDS = {
     "score": ("racesl.cli.score", "score completions against task records"),
     "audit": ("racesl.cli.audit", "check that no strategy which skips solving beats chance"),
     "graph": ("racesl.cli.graph", "draw the signature graph"),
+    "admit": ("racesl.cli.admit", "run the admission gates on candidate modules; admit them to a pool"),
+    "evolve": ("racesl.cli.evolve", "grow a pool: a generator writes modules, the gates admit them"),
     "lsp": ("racesl.cli.lsp", "serve the language server over stdio"),
     "train": ("racesl.cli.train", "GRPO training on compiled or streamed tasks"),
     "eval": ("racesl.cli.eval", "evaluate a model on task records"),

@@ -104,10 +104,14 @@ def limit_cpu(seconds: int) -> None:
     _soft(resource, resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + seconds)
 
 
-def run_limited(fn, *, memory_mb: int = 2048, cpu_s: int = 600):
+def run_limited(fn, *, memory_mb: int = 2048, cpu_s: int = 600, wall_s: float | None = None,
+                daemon: bool = True):
     """`fn()` in a forked child that dies with this process, with `memory_mb` more address
     space than it starts with and `cpu_s` seconds of CPU; its result comes back pickled.
-    Raises ChildFailed when the child dies or `fn` raises (its exception's text)."""
+    Raises ChildFailed when the child dies, `fn` raises (its exception's text) or, with
+    `wall_s`, no result came within that many seconds (the child is killed). A child that
+    starts processes of its own (sandbox workers) must not be a `daemon`; it still dies
+    with this process (die_with_parent)."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork")
@@ -129,16 +133,22 @@ def run_limited(fn, *, memory_mb: int = 2048, cpu_s: int = 600):
             there.send_bytes(pickle.dumps(("raised", f"result not transferable: {type(exc).__name__}")))
         there.close()
 
-    proc = ctx.Process(target=child, daemon=True)
+    proc = ctx.Process(target=child, daemon=daemon)
     proc.start()
     there.close()
+    late = False
     try:
-        data = here.recv_bytes()
+        late = wall_s is not None and not here.poll(wall_s)
+        data = None if late else here.recv_bytes()
     except (EOFError, OSError):
         data = None
     finally:
         here.close()
+        if late:
+            proc.kill()
         proc.join()
+    if late:
+        raise ChildFailed(f"no result within {wall_s:g} s (killed)")
     if data is None:
         code = proc.exitcode
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"

@@ -43,3 +43,12 @@ def test_the_cpu_limit_holds():
 
     with pytest.raises(ChildFailed, match="signal"):  # SIGXCPU past one CPU second
         run_limited(spin, cpu_s=1)
+
+
+def test_a_child_past_its_wall_limit_is_killed():
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(ChildFailed, match="no result within 0.5 s"):
+        run_limited(lambda: time.sleep(30), wall_s=0.5)
+    assert time.monotonic() - t0 < 10

@@ -1,0 +1,169 @@
+"""The gates that run the candidate: sample, determinism, nontrivial.
+
+`sample` is `racesc check --untrusted` on the candidate's environments: `probe_env` draws
+the inputs (the same per-item seeded stream) and runs each twice in the sandbox workers;
+most runs must reach a value of the declared type within fuel, and no contract, law or
+sampler may fail. Its runs are kept on the candidate, so `determinism` (the double run's
+E601, then the same runs under other hash seeds in fresh interpreters) and `nontrivial`
+(the solver's static proof first, then the kept outputs against the compile's value
+filters) run nothing new in this process. Every environment of the module must pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from racesl.admit.front import _first_error
+from racesl.admit.gates import Candidate
+
+_FATAL = ("E602", "E600", "E603")  # a sampler that never works, a broken contract, a false law
+
+
+def _r(x: float) -> float:
+    return round(float(x), 4)
+
+
+def _top(counts: Counter, skip: str = "ok", k: int = 3) -> str:
+    items = sorted(((n, s) for s, n in counts.items() if s != skip and n), key=lambda t: (-t[0], t[1]))
+    return ", ".join(f"{s} {n}" for n, s in items[:k])
+
+
+def _sample_hint(status: str, cfg) -> str:
+    if status == "fuel":
+        return (f"bound the loops or lower the input bounds, so a run takes at most {cfg.fuel} steps")
+    if status == "timeout":
+        return f"make the body cheaper or lower the input bounds, so a run ends within {cfg.wall:g} s"
+    if status == "no sample":
+        return "widen the input refinement, or add @sample(x=helper) that draws valid inputs"
+    if status == "size":
+        return "lower the input bounds, so values stay within the size limits"
+    return "narrow the input refinement to the inputs the body handles, or guard the failing case"
+
+
+def sample(cand: Candidate, ctx) -> str | None:
+    """Sampled inputs of each environment, run in the `--untrusted` workers."""
+    from racesl.probe import probe_env
+    from racesl.sandbox_runner import SandboxRunner
+
+    cfg = ctx.config
+    n = cfg.samples
+    envs_scores: dict = {}
+    cand.scores["sample"] = {"samples": n, "fuel": cfg.fuel, "envs": envs_scores}
+    failures: list[str] = []
+    box = SandboxRunner(cand.own_lib, memory_mb=cfg.memory_mb, wall=cfg.wall)
+    try:
+        def runner(env, x, settings=()):
+            return box.run(env, x, settings, fuel=cfg.fuel, wall=cfg.wall)
+
+        for env in cand.envs:
+            kept: list = []
+            counts, diags, _ = probe_env(cand.own_lib, env, n, cfg.seed, runner=runner,
+                                         on_run=lambda x, st, run, kept=kept: kept.append((x, st, run)))
+            cand.outputs[env.qualname] = kept
+            envs_scores[env.name] = {"ok": _r(counts["ok"] / n) if n else 0.0,
+                                     "statuses": {s: c for s, c in sorted(counts.items()) if c}}
+            cand.found.extend(d for d in diags if d.code == "E601")
+            fatal = sorted((d for d in diags if d.code in _FATAL), key=lambda d: _FATAL.index(d.code))
+            if fatal:
+                failures.append(_first_error(fatal[:1], cand.file))
+            elif n and counts["ok"] / n < cfg.min_ok:
+                worst = _top(counts, k=1).rsplit(" ", 1)[0]
+                failures.append(f"{env.name}: {counts['ok']}/{n} sampled inputs ran to a value "
+                                f"({_top(counts)}); {_sample_hint(worst, cfg)}")
+    finally:
+        box.close()
+    if failures:
+        more = f" (and {len(failures) - 1} more environment(s))" if len(failures) > 1 else ""
+        return failures[0] + more
+    return None
+
+
+def determinism(cand: Candidate, ctx) -> str | None:
+    """Same outputs twice in one process (the sample gate's double run), and the same
+    outputs in two fresh interpreters with other hash seeds (only for environments that
+    build a set, the one source of order that changes between processes)."""
+    from racesl.probe import SeedProbe, set_builders
+
+    cfg = ctx.config
+    builders = set_builders(cand.own_lib, cand.envs)
+    scores = {"in_run": len(cand.found), "set_builders": sorted(e.name for e in builders), "compared": 0}
+    cand.scores["determinism"] = scores
+    if cand.found:
+        return _first_error(cand.found[:1], cand.file)
+    if not builders:
+        return None
+    probe = SeedProbe(cand.own_lib, builders, fuel=cfg.fuel, wall=cfg.wall, memory_mb=cfg.memory_mb)
+    try:
+        for env in builders:
+            for x, st, run in cand.outputs.get(env.qualname, ()):
+                probe.add(env, x, st, run)
+        scores["compared"] = len(probe.runs)
+        scores["hash_seeds"] = list(probe.seeds)
+        diags = probe.finish()
+    finally:
+        probe.close()
+    return _first_error(diags[:1], cand.file) if diags else None
+
+
+_STATIC_WHAT = {"value": "one of the values the compile drops", "big_int": "an integer too large to keep",
+                "long_text": "too long to keep", "repeated_char": "one character repeated", "bool": "a Bool"}
+
+
+def _dropped_hint(top: str, filters) -> str:
+    if top in ("value", "bool"):
+        return ("always 0/1 or True/False, which a guess answers; return a value with more outcomes "
+                "(a count, a sum, a position)")
+    if top == "big_int":
+        return f"integers beyond ±{filters.max_int}; keep outputs small (a smaller range, a remainder)"
+    if top == "long_text":
+        return f"written out longer than {filters.max_text} characters; return something shorter"
+    return "one character repeated; return a value that varies with the input"
+
+
+def nontrivial(cand: Candidate, ctx) -> str | None:
+    """Not a constant, not mostly values the compile would drop: first what the solver proves
+    of the output type, then the sampled outputs."""
+    from racesl.runtime.contract import canonical
+    from racesl.search.config import Filters
+    from racesl.search.filters import value_filter
+    from racesl.types import types as T
+
+    cfg = ctx.config
+    filters = Filters()  # the compile's defaults
+    envs_scores: dict = {}
+    scores = {"static": None, "envs": envs_scores}
+    cand.scores["nontrivial"] = scores
+    cached = ctx.solver().cached
+    for env in cand.envs:  # the static proof: nothing runs
+        why = cached.degenerate(env.output, filters)
+        if why is None and filters.bool_values and isinstance(T.shape(env.output), T.BoolT):
+            why = "bool"  # the search leaves Bool outputs out of every answer
+        envs_scores[env.name] = {"static": why}
+        if why is not None:
+            scores["static"] = why
+            if why == "bool":
+                return (f"{env.name}: its output type {env.output} has two values, and the compile drops "
+                        "Bool outputs (always True/False: a coin flip answers them); return a value with "
+                        "more outcomes (a count, a sum, a position)")
+            return (f"{env.name}: the solver proves every output of type {env.output} is "
+                    f"{_STATIC_WHAT.get(why, why)} (filter '{why}'): a constant or a guess, never an answer; "
+                    "widen the output type so it has values the compile keeps")
+    for env in cand.envs:
+        values = [run.value for _, _, run in cand.outputs.get(env.qualname, ()) if run.ok]
+        texts = [canonical(v) for v in values]
+        drops = Counter(w for w in (value_filter(filters, v, t) for v, t in zip(values, texts)) if w)
+        distinct = sorted(set(texts))
+        n, dropped = len(values), sum(drops.values())
+        share = dropped / n if n else 0.0
+        envs_scores[env.name].update({"outputs": n, "distinct": len(distinct), "dropped": _r(share),
+                                      "filters": dict(sorted(drops.items()))})
+        if share > cfg.max_dropped:
+            top = _top(drops, skip="", k=1).rsplit(" ", 1)[0]
+            return (f"{env.name}: {dropped}/{n} sampled outputs are values the compile drops ({_top(drops, skip='')})"
+                    f": {_dropped_hint(top, filters)}")
+        if len(distinct) < cfg.min_distinct:
+            shown = ", ".join(t if len(t) <= 20 else t[:17] + "..." for t in distinct) or "none"
+            what = "a constant" if len(distinct) <= 1 else "nearly a constant"
+            return (f"{env.name}: {len(distinct)} distinct output(s) in {n} sampled runs ({shown}): {what}; "
+                    f"make the output depend on the input (at least {cfg.min_distinct} distinct values)")
+    return None
