@@ -29,7 +29,7 @@ def perturbed(text: str) -> str:
     names = set(re.findall(r"^(?:env|def)\s+(\w+)", text, flags=re.M))
     body = "\n".join(line for line in text.splitlines()
                      if not line.lstrip().startswith("#") and not line.startswith("module "))
-    return re.sub(r"\b(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b",
+    return re.sub(r"(?<!\.)\b(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b",
                   lambda m: m.group(1) + "_v2", body) + "\n"
 
 

@@ -21,7 +21,7 @@ class AdmitConfig:
     wall: float = 2.0  # seconds a run, in the sandbox workers
     memory_mb: int = 512  # address space of a sandbox worker beyond its start
     min_distinct: int = 3  # distinct outputs an environment must show (nontrivial)
-    max_dropped: float = 0.5  # share of outputs the compile's value filters may drop (nontrivial)
+    max_dropped: float = 0.75  # share of an environment's outputs the compile's value filters may drop (nontrivial)
     contract_tasks: int = 12  # tasks built on chains through the candidate (contract gate)
     probes: int = 24  # seeded probe inputs per input shape (novelty)
     review_votes: int = 3  # K: model reviews, any reject rejects (EvoEnv)

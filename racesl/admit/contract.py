@@ -19,24 +19,28 @@ TRIES_PER_TASK = 8  # attempts per wanted task before the gate gives up on the r
 WEIGHT = 1e6  # usage weight of a candidate environment (the pool's: 1)
 
 
-def perturbations(answer: str) -> list[str]:
-    """Wrong answers near the right one: its last digit or letter changed, two labels
-    swapped, one more item. Each differs from `answer` as text."""
+def perturbations(answer: str, operator: str = "sequential") -> list[str]:
+    """Wrong answers near the right one, each different from `answer` as text: a value's
+    last digit or letter changed; for sort, two labels swapped (first two, last two) and
+    the order reversed; for select (a choice, order free), a label not chosen put in."""
     out = []
-    m = list(re.finditer(r"\d", answer))
-    if m:
-        i = m[-1].start()
-        out.append(answer[:i] + str((int(answer[i]) + 1) % 10) + answer[i + 1:])
-    m = list(re.finditer(r"[a-z]", answer))
-    if m:
-        i = m[-1].start()
-        out.append(answer[:i] + ("b" if answer[i] == "a" else "a") + answer[i + 1:])
     labels = list(dict.fromkeys(re.findall(r"\b[A-Z]\b", answer)))
-    if len(labels) >= 2:
-        a, b = labels[:2]
-        out.append(re.sub(rf"\b[{a}{b}]\b", lambda x: b if x.group() == a else a, answer))
-    elif len(labels) == 1:
-        out.append(re.sub(rf"\b{labels[0]}\b", "A" if labels[0] != "A" else "B", answer))
+    if operator == "select" and labels:
+        spare = next(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in labels)
+        out.append(re.sub(rf"\b{labels[0]}\b", spare, answer, count=1))
+    elif operator == "sort" and len(labels) >= 2:
+        for a, b in ((labels[0], labels[1]), (labels[-2], labels[-1])):
+            out.append(re.sub(rf"\b[{a}{b}]\b", lambda x, a=a, b=b: b if x.group() == a else a, answer))
+        out.append(", ".join(reversed(labels)))
+    else:
+        m = list(re.finditer(r"\d", answer))
+        if m:
+            i = m[-1].start()
+            out.append(answer[:i] + str((int(answer[i]) + 1) % 10) + answer[i + 1:])
+        m = list(re.finditer(r"[a-z]", answer))
+        if m:
+            i = m[-1].start()
+            out.append(answer[:i] + ("b" if answer[i] == "a" else "a") + answer[i + 1:])
     return [p for p in dict.fromkeys(out) if p != answer]
 
 
@@ -85,7 +89,7 @@ def contract(cand, ctx) -> str | None:
             return (f"the reference answer of a {r['operator']} task through {', '.join(r['chain'])} scores "
                     f"{got:g}, not 1: the reward and the task disagree")
         scores["reference_ok"] += 1
-        wrong = perturbations(r["answer"])
+        wrong = perturbations(r["answer"], r["operator"])
         results = [score(r, f"<answer>{p}</answer>") for p in wrong]
         scores["perturbed"] += len(results)
         scores["perturbed_rejected"] += sum(s < 1.0 for s in results)

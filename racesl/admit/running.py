@@ -134,20 +134,22 @@ def nontrivial(cand: Candidate, ctx) -> str | None:
     scores = {"static": None, "envs": envs_scores}
     cand.scores["nontrivial"] = scores
     cached = ctx.solver().cached
+    conditions = set()  # Bool-valued: never an answer, but a branch's condition
     for env in cand.envs:  # the static proof: nothing runs
         why = cached.degenerate(env.output, filters)
         if why is None and filters.bool_values and isinstance(T.shape(env.output), T.BoolT):
-            why = "bool"  # the search leaves Bool outputs out of every answer
-        envs_scores[env.name] = {"static": why}
+            conditions.add(env.qualname)
+        envs_scores[env.name] = {"static": why, "condition": env.qualname in conditions}
         if why is not None:
             scores["static"] = why
-            if why == "bool":
-                return (f"{env.name}: its output type {env.output} has two values, and the compile drops "
-                        "Bool outputs (always True/False: a coin flip answers them); return a value with "
-                        "more outcomes (a count, a sum, a position)")
             return (f"{env.name}: the solver proves every output of type {env.output} is "
                     f"{_STATIC_WHAT.get(why, why)} (filter '{why}'): a constant or a guess, never an answer; "
                     "widen the output type so it has values the compile keeps")
+    if conditions and len(conditions) == len(cand.envs):
+        env = cand.envs[0]
+        return (f"{env.name}: its output type {env.output} has two values, and the compile drops Bool outputs "
+                "(a coin flip answers them); a module of conditions only adds no answer: return a value with "
+                "more outcomes (a count, a sum, a position), or add such an environment beside it")
     for env in cand.envs:
         values = [run.value for _, _, run in cand.outputs.get(env.qualname, ()) if run.ok]
         texts = [canonical(v) for v in values]
@@ -157,6 +159,11 @@ def nontrivial(cand: Candidate, ctx) -> str | None:
         share = dropped / n if n else 0.0
         envs_scores[env.name].update({"outputs": n, "distinct": len(distinct), "dropped": _r(share),
                                       "filters": dict(sorted(drops.items()))})
+        if env.qualname in conditions:  # a condition needs both outcomes, nothing more
+            if len(distinct) < 2:
+                return (f"{env.name}: always {distinct[0] if distinct else 'failing'} on {n} sampled inputs: a "
+                        "condition that never changes; make it depend on the input")
+            continue
         if share > cfg.max_dropped:
             top = _top(drops, skip="", k=1).rsplit(" ", 1)[0]
             return (f"{env.name}: {dropped}/{n} sampled outputs are values the compile drops ({_top(drops, skip='')})"

@@ -172,15 +172,16 @@ def test_an_output_type_that_pins_a_value_is_refused_statically(ctx):
     assert reason.endswith("widen the output type so it has values the compile keeps")
     nt = cand.scores["nontrivial"]
     assert nt["static"] == "value"
-    assert nt["envs"] == {"triangle": {"static": None}, "zero": {"static": "value"}}  # every env must pass
+    assert nt["envs"] == {"triangle": {"static": None, "condition": False},
+                          "zero": {"static": "value", "condition": False}}  # every env must pass
 
 
-def test_a_bool_output_is_refused_statically(ctx):
-    cand = checked(ctx, "bool")
+def test_a_module_of_conditions_only_is_refused_before_running(ctx):
+    cand = checked(ctx, "bool")  # (nothing sampled: the refusal reads the types only)
     reason = running.nontrivial(cand, ctx)
     assert reason.startswith("is_big: its output type Bool has two values")
-    assert "always True/False" in reason
-    assert cand.scores["nontrivial"]["static"] == "bool"
+    assert "a module of conditions only adds no answer" in reason
+    assert cand.scores["nontrivial"]["envs"]["is_big"] == {"static": None, "condition": True}
 
 
 def test_a_constant_body_stops_at_nontrivial(runs):
@@ -189,7 +190,7 @@ def test_a_constant_body_stops_at_nontrivial(runs):
     assert reason.startswith("seven: 1 distinct output(s) in 40 sampled runs (7): a constant; ")
     nt = cand.scores["nontrivial"]
     assert nt["static"] is None
-    assert nt["envs"]["seven"] == {"static": None, "outputs": 40, "distinct": 1, "dropped": 0.0, "filters": {}}
+    assert nt["envs"]["seven"] == {"static": None, "condition": False, "outputs": 40, "distinct": 1, "dropped": 0.0, "filters": {}}
 
 
 def test_always_0_or_1_stops_at_nontrivial(ctx, runs):
