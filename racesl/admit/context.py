@@ -31,7 +31,6 @@ class AdmitConfig:
     max_tokens: int = 512  # per model reply (review, calibration)
     review_temperature: float = 0.7  # the K reviews differ by seed, so they must sample
     solve_temperature: float = 1.0  # the solver's rollout temperature: â estimates its success
-    embeddings: bool = False  # also compare MiniLM embeddings (extra `embed`)
 
 
 @attrs.define
