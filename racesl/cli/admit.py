@@ -92,6 +92,11 @@ def execute(args) -> int:
             funnel.add_row(g, str(sum(v.gate == g for v in verdicts)))
         funnel.add_row("[bold]admitted[/]", f"[bold]{sum(v.admitted for v in verdicts)}[/] of {len(verdicts)}")
         stdout_console().print(funnel)
+        t = next((v.scores["novelty"]["thresholds"] for v in reversed(verdicts) if "novelty" in v.scores), None)
+        if t:
+            err.print(f"novelty thresholds, from the pool's nearest neighbours: behaviour agreement ≥ "
+                      f"{t['behaviour']:.2f} (pool p95 {t['pool_nn_behaviour_p95']:.2f}), text Jaccard ≥ "
+                      f"{t['text']:.2f} (pool p95 {t['pool_nn_text_p95']:.2f})", highlight=False)
         if pool.writable and not args.dry_run and any(v.admitted for v in verdicts):
             err.print(f"written to {pool.root}")
         elif any(v.admitted for v in verdicts):
