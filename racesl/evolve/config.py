@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import tomllib
 from pathlib import Path
 from typing import ClassVar
 
@@ -34,6 +33,7 @@ from racesl.search.config import (
     locate,
     maybe_text,
     number,
+    read_toml,
     show,
     texts,
     unknown_keys,
@@ -215,13 +215,7 @@ def parse(data: dict, base: Path, path: Path | None = None) -> EvolveConfig:
 def load(path: str | Path) -> EvolveConfig:
     """Read and check an evolve TOML; an error says file:line."""
     p = Path(path)
-    try:
-        text_ = p.read_text(encoding="utf-8")
-        data = tomllib.loads(text_)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
+    text_, data = read_toml(p)
     try:
         return parse(data, p.resolve().parent, p)
     except ConfigError as e:

@@ -330,9 +330,16 @@ TEXT_SUFFIXES = (".txt", ".md", ".tmpl", ".template", ".prompt", ".j2", ".jinja"
 
 
 def load_toml(path: str | Path) -> dict:
+    return read_toml(path)[1]
+
+
+def read_toml(path: str | Path) -> tuple[str, dict]:
+    """A TOML file's text (to find a setting's line for an error) and its table; a file that
+    cannot be read or parsed is a ConfigError naming it."""
     p = Path(path)
     try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
+        return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: {e}") from None
     except (OSError, UnicodeDecodeError) as e:

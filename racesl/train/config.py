@@ -30,7 +30,7 @@ import attrs
 
 from racesl.curriculum import CurriculumConfig
 from racesl.search.config import (CompileConfig, ConfigError, as_tuple, flag, from_toml, locate, maybe_text, one_of,
-                                  show, text, texts, unknown_keys, unknown_sections)
+                                  read_toml, show, text, texts, unknown_keys, unknown_sections)
 
 SECTIONS = ("model", "data", "operators", "filters", "templates", "curriculum", "grpo", "vllm", "launch")
 MODEL_KEYS = ("path", "dtype", "attn_implementation", "system_prompt", "chat", "tokenizer")
@@ -254,13 +254,7 @@ def load(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
     """Read, override and check a train TOML; an error says file:line, or `--set` for a
     setting the command line gave."""
     p = Path(path)
-    try:
-        text_ = p.read_text(encoding="utf-8")
-        data = tomllib.loads(text_)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
+    text_, data = read_toml(p)
     given = {_override(o)[:2] for o in overrides}
     data = apply_overrides(data, list(overrides))
     try:
