@@ -25,7 +25,6 @@ as TRL metrics (`evolve/...`) and, one line per candidate, in OUTPUT/evolve.json
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -34,19 +33,12 @@ from typing import Any
 
 import attrs
 
+from racesl.evolve.extract import extract_module
 from racesl.rewards.adapters import completion_text
 
 GENERATOR, SOLVER = "generator", "solver"
 GENERATOR_WEIGHT = 0.3  # EvoEnv: the generator's advantage weight
 EXTRACT = "extract"  # funnel stage before the gates: no ```races block in the completion
-_BLOCK = re.compile(r"```[ \t]*races[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-
-
-def extract_block(text: str) -> str | None:
-    """The last ```races block of a completion (a fallback for racesl.evolve.extract)."""
-    blocks = _BLOCK.findall(text or "")
-    body = blocks[-1].strip() if blocks else ""
-    return body + "\n" if body else None
 
 
 # ------------------------------------------------------------ rows
@@ -65,10 +57,12 @@ class RoleSource:
     """The two-role row stream. Block k (one generation batch of `per_batch` unique
     prompts) holds `generators` generator rows (step k, slots 0..) then solver rows from
     `tasks_factory(start)`: (task index, record) pairs from index `start` on, made anew
-    after the pool changed, continuing at the next index). Deterministic: the same pool, seed and admissions give the same rows."""
+    after the pool changed, continuing at the next index).
+    Deterministic: the same pool, seed and admissions give the same rows."""
 
-    def __init__(self, generator_prompt: Callable[[int, int], Any], tasks_factory: Callable[[int], Iterator[tuple[int, dict]]],
-                 per_batch: int, generators: int, *, system_prompt: str | None = None, chat: bool = True):
+    def __init__(self, generator_prompt: Callable[[int, int], Any],
+                 tasks_factory: Callable[[int], Iterator[tuple[int, dict]]], per_batch: int, generators: int, *,
+                 system_prompt: str | None = None, chat: bool = True):
         if not 0 < generators < per_batch:
             raise ValueError(f"a generation batch of {per_batch} prompts needs 1..{per_batch - 1} generator rows "
                              f"to hold both roles (got {generators})")
@@ -191,7 +185,7 @@ class GeneratorReward:
 
     __name__ = "generator_reward"
 
-    def __init__(self, admit: Callable, reward: Callable, *, extract: Callable[[str], str | None] = extract_block,
+    def __init__(self, admit: Callable, reward: Callable, *, extract: Callable[[str], str | None] = extract_module,
                  on_admitted: Callable | None = None, log_path: str | Path | None = None):
         self.admit = admit
         self.reward = reward
@@ -341,7 +335,7 @@ def train_config(cfg, overrides=()):
 
 
 def build(tcfg, *, generator_prompt: Callable[[int, int], Any], library: Callable[[], Any], admit: Callable,
-          reward: Callable, extract: Callable[[str], str | None] = extract_block, on_admitted: Callable | None = None,
+          reward: Callable, extract: Callable[[str], str | None] = extract_module, on_admitted: Callable | None = None,
           generators: int = 1, generator_weight: float = GENERATOR_WEIGHT, model: str | None = None,
           output_dir: str | None = None, max_steps: int | None = None, context=None) -> Built:
     """The two-role GRPO trainer from a TrainConfig (model, [grpo], launch) and the evolve
@@ -444,24 +438,6 @@ def run(built: Built, *, save: bool = True) -> dict:
 # ------------------------------------------------------------ the policy as the gates' model
 
 
-@attrs.frozen
-class PolicyReply:
-    """racesl.generation's Reply shape (used when that package is not there)."""
-
-    texts: tuple[str, ...]
-    status: str = "ok"
-    detail: str = ""
-    seconds: float = 0.0
-
-
-def _reply_class():
-    try:
-        from racesl.generation import Reply
-    except ImportError:
-        return PolicyReply
-    return Reply
-
-
 class PolicyBackend:
     """The model gates' backend (review, calibration) when the policy itself is the model:
     the trainer's current weights, generating in process. Each request draws from its own
@@ -506,7 +482,8 @@ class PolicyBackend:
         return tuple(tok.decode(g[start:], skip_special_tokens=True) for g in gen)
 
     def generate(self, requests) -> list:
-        reply = _reply_class()
+        from racesl.generation import Reply as reply
+
         out = []
         for req in requests:
             t0 = time.perf_counter()
@@ -526,13 +503,11 @@ class PolicyBackend:
 def default_hooks(cfg, ctx):
     """(generator_prompt(step, slot), extract(text), reward(verdict, scores)) from the
     evolve package: racesl.evolve.prompt, .extract and .reward with the config's weights."""
-    from racesl.evolve import extract as X
     from racesl.evolve import prompt as P
     from racesl.evolve import reward as R
 
     weights = getattr(cfg, "reward", None)
-    extract = getattr(X, "extract", None) or getattr(X, "extract_module", None) or extract_block
-    make_prompt = getattr(P, "generator_prompt", None) or P.build_prompt
+    make_prompt = P.generator_prompt
     gen_cfg = getattr(cfg, "generator", None)
 
     def prompt(step: int, slot: int):
@@ -541,7 +516,7 @@ def default_hooks(cfg, ctx):
     def reward(verdict, scores):
         return R.generator_reward(verdict, scores, weights)
 
-    return prompt, extract, reward
+    return prompt, extract_module, reward
 
 
 def default_context(cfg):

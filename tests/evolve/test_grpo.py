@@ -18,6 +18,7 @@ import pytest
 from racesl import resources
 from racesl.admit.gates import Verdict
 from racesl.evolve import grpo as G
+from racesl.evolve.extract import extract_module
 
 TRI = """module triangle_gen
 
@@ -77,12 +78,12 @@ def fake_reward(verdict, scores):
     return -1.0 if verdict.gate == "parse" else -0.5
 
 
-def test_extract_block():
-    assert G.extract_block("text\n```races\nmodule a\n```\nmore") == "module a\n"
-    assert G.extract_block("```races\nfirst\n```\n```races\nsecond\n```") == "second\n"
-    assert G.extract_block("```races\nunterminated") == "unterminated\n"
-    assert G.extract_block("```python\nx = 1\n```") is None
-    assert G.extract_block("") is None
+def test_generator_reads_the_last_races_block():
+    assert extract_module("text\n```races\nmodule a\n```\nmore") == "module a\n"
+    assert extract_module("```races\nfirst\n```\n```races\nsecond\n```") == "second\n"
+    assert extract_module("```races\nunterminated") == "unterminated\n"
+    assert extract_module("```python\nx = 1\n```") is None
+    assert extract_module("") is None
 
 
 def test_rewards_none_pattern(records, tmp_path):
@@ -244,7 +245,7 @@ def test_train_evolve_command(tiny_model, ctx, tmp_path):
     args = SimpleNamespace(model=str(tiny_model), output_dir=str(tmp_path / "cmd"), max_steps=1, no_save=True,
                            set=["grpo.num_generations=2"])
     printed = []
-    hooks = (lambda step, slot: "Write a ```races module.", G.extract_block, fake_reward)
+    hooks = (lambda step, slot: "Write a ```races module.", extract_module, fake_reward)
     try:
         rc = G.train_evolve(cfg, args, context=ctx, hooks=hooks, echo=printed.append)
         assert isinstance(ctx.backend, G.PolicyBackend)  # no backend given: the policy judges
@@ -252,7 +253,7 @@ def test_train_evolve_command(tiny_model, ctx, tmp_path):
         ctx.backend = None
     assert rc == 0
     summary = json.loads((tmp_path / "cmd" / "evolve_summary.json").read_text())
-    assert summary["steps"] == 1 and summary["funnel"]["candidates"] == 2  # 4 prompts a batch: 1 generator × 2 completions
+    assert summary["steps"] == 1 and summary["funnel"]["candidates"] == 2  # 1 generator × 2 completions
     assert "funnel: 2 candidates" in printed[0] and "generator advantage × 0.3" in printed[0]
 
 
