@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, str]] = [
     ("sample", "diagnostics text syntax types solver runtime"),  # input samplers
     ("library", "racesl diagnostics text types check runtime lower sample"),  # a compiled library
     ("probe", "diagnostics text syntax types runtime lower sample library"),  # check's sampling probe
+    ("catalogue", "atomic text types check runtime sample"),  # descriptions' examples, the catalogue page
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph
     ("search", "diagnostics text templates types runtime check sample graph"),  # chains, filters, config

@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 
 import attrs
 
+from racesl.catalogue.examples import outputs_shown
 from racesl.operators.orders import accepting_orders
 from racesl.rewards import score
 from racesl.rewards.libraries import library_for
@@ -104,6 +105,18 @@ def echo_input(rec: dict, fold: dict) -> str | None:
     return None
 
 
+def example_output(rec: dict, fold: dict) -> str | None:
+    """Each description's example output, in the order the prompt shows them (the k-th
+    item of a list answer from the k-th example; a single answer from the last one)."""
+    shown = outputs_shown(rec.get("prompt", ""))
+    if not shown or rec["operator"] in LETTER_OPERATORS:
+        return None
+    if rec["operator"] in ("sequential", "parallel"):
+        n = len(rec["trace"])
+        return _listing((shown + shown[-1:] * n)[:n])
+    return shown[-1]
+
+
 def _always(text: str) -> Callable[[dict, dict], str | None]:
     def strategy(rec: dict, fold: dict) -> str | None:
         if rec["operator"] in ("sequential", "parallel"):
@@ -120,6 +133,7 @@ STRATEGIES: dict[str, Callable[[dict, dict], str | None]] = {
     "identity": identity,
     "reversed": reversed_order,
     "echo_input": echo_input,
+    "example_output": example_output,
     "always_true": _always("True"),
     "always_false": _always("False"),
 }

@@ -13,6 +13,7 @@ COMMANDS = {
     "score": ("racesl.cli.score", "score completions against task records"),
     "audit": ("racesl.cli.audit", "check that no strategy which skips solving beats chance"),
     "graph": ("racesl.cli.graph", "draw the signature graph"),
+    "doc": ("racesl.cli.doc", "write the catalogue page of a library, examples computed"),
     "admit": ("racesl.cli.admit", "run the admission gates on candidate modules; admit them to a pool"),
     "evolve": ("racesl.cli.evolve", "grow a pool: a generator writes modules, the gates admit them"),
     "lsp": ("racesl.cli.lsp", "serve the language server over stdio"),

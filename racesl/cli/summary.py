@@ -12,6 +12,7 @@ from rich.table import Table
 
 from racesl.search.config import OPERATORS
 from racesl.text import plural
+from racesl.types import types as T
 
 
 def plain(obj):
@@ -63,9 +64,22 @@ def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, aud
         "solver": ({"on": True, "pruned": len(sv["pruned"]), "queries": sv["queries"],
                     "seconds": round(sv["seconds"], 3)} if sv.get("on") else {"on": False}),
         "usage": {q: s.usage[q] for q in lib.envs},
+        "usage_by_shape": {shape: {"environments": n, "uses": uses}
+                           for shape, (n, uses) in shape_usage(s, lib).items()},
         "never_used": s.unused,  # environment → why
         "audit": None if audit is None else {k: v for k, v in audit.to_json().items() if k != "cells"},
     }
+
+
+def shape_usage(s, lib) -> dict[str, tuple[int, int]]:
+    """{input shape: (environments reading it, their uses)}: a shape whose environments are
+    rarely used is starved (its domain barely reaches the tasks)."""
+    out: dict[str, list[int]] = {}
+    for q, e in lib.envs.items():
+        row = out.setdefault(str(T.erase(e.input)), [0, 0])
+        row[0] += 1
+        row[1] += s.usage[q]
+    return {shape: (n, uses) for shape, (n, uses) in sorted(out.items())}
 
 
 def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
@@ -115,7 +129,16 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
         u.add_row("…", "")
     for q in used[-8:] if len(used) > 8 else []:
         u.add_row(q, str(s.usage[q]))
-    console.print(u)
+    shapes = sorted(shape_usage(s, lib).items(), key=lambda kv: (kv[1][1] / kv[1][0], kv[0]))
+    h = Table(title=f"usage per input shape (least used first, of {len(shapes)})")
+    h.add_column("shape")
+    h.add_column("envs", justify="right")
+    h.add_column("uses / env", justify="right")
+    for shape, (n, uses) in shapes[:16]:
+        h.add_row(shape, str(n), f"{uses / n:.0f}")
+    if len(shapes) > 16:
+        h.add_row(f"… {len(shapes) - 16} more", "", "")
+    console.print(Columns([u, h]))
     if s.unused:
         console.print(f"[yellow]{plural(len(s.unused), 'environment')} never used:[/]")
         for q, why in list(s.unused.items())[:12]:

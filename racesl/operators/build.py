@@ -13,6 +13,7 @@ import string
 from typing import Any, Callable
 
 from racesl import templates
+from racesl.catalogue import examples
 from racesl.check.model import EnvSig
 from racesl.operators.orders import accepting_orders
 from racesl.records import Task
@@ -44,16 +45,38 @@ def example_labels(count: int) -> str:
     return ", ".join(free[-3:])
 
 
-def _step_line(k: int, env: EnvSig, settings: tuple) -> str:
-    return f"{k}. (its input is called {env.input_name}) {describe(env, settings)}"
-
-
 class Builder:
     def __init__(self, search: Search, tmpl: dict[str, str] | None = None):
         self.search = search
         self.envs = search.envs
         self.tmpl = dict(templates.DEFAULTS, **(tmpl or {}))
         self._loop_envs: list[str] | None = None
+        self._examples: dict[str, Any] = {}
+
+    def describe(self, env: EnvSig, settings: tuple) -> str:
+        """The description with its settings written in. Its example sentence was worked for
+        the settings its author chose (`Example, with k = 6: 20 -> 14.`); here it is worked
+        again for these settings (`Example: 20 -> 9.`), or left out where the example's input
+        does not run under them, so the prompt never shows a case it does not mean."""
+        text = describe(env, settings)
+        if not env.settings:
+            return text
+        if env.qualname not in self._examples:
+            try:
+                self._examples[env.qualname] = examples.parse(env.description)
+            except ValueError:
+                self._examples[env.qualname] = None
+        ex = self._examples[env.qualname]
+        if ex is None or ex.text not in text:
+            return text
+        limits = self.search.cfg.filters  # the sandbox's runner with --untrusted, else the library
+        runner = self.search.exec.runner or self.search.lib
+        run = runner.run(env, ex.input, settings, fuel=limits.max_steps, wall=limits.wall)
+        worked = f"Example: {canonical(ex.input)} -> {canonical(run.value)}." if run.ok and env.verify is None else ""
+        return text.replace(" " + ex.text, " " + worked if worked else "").rstrip()
+
+    def _step_line(self, k: int, env: EnvSig, settings: tuple) -> str:
+        return f"{k}. (its input is called {env.input_name}) {self.describe(env, settings)}"
 
     def _seq_fields(self, chain: Chain):
         envs = [self.envs[s.env] for s in chain.steps]
@@ -76,7 +99,7 @@ class Builder:
         if chain is None:
             return None
         names, sets, trace = self._seq_fields(chain)
-        steps = "\n".join(_step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(chain.steps, 1))
+        steps = "\n".join(self._step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(chain.steps, 1))
         prompt = self.tmpl["sequential"].format(x0=chain.x0_text, steps=steps, count=size)
         answer = "[" + ", ".join(trace) + "]"
         extra = {"verify": True} if self.envs[names[-1]].terminal else {}
@@ -114,7 +137,7 @@ class Builder:
         if len(items) < size:
             return None
         problems = "\n\n".join(
-            f"Problem {k}. {describe(env, step.settings)}\nInput {env.input_name} = {canonical(x)}"
+            f"Problem {k}. {self.describe(env, step.settings)}\nInput {env.input_name} = {canonical(x)}"
             for k, (env, x, step) in enumerate(items, 1))
         trace = tuple(step.text for _, _, step in items)
         prompt = self.tmpl["parallel"].format(problems=problems, count=size)
@@ -124,7 +147,7 @@ class Builder:
                     sum(s.steps for _, _, s in items), 0, {"inputs": [canonical(x) for _, x, _ in items]})
 
     def _candidates_text(self, cands: list[tuple[EnvSig, tuple]]) -> str:
-        return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {describe(e, st)}"
+        return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {self.describe(e, st)}"
                          for k, (e, st) in enumerate(cands))
 
     def sort(self, rng, size, quota, stats) -> Task | None:
@@ -260,8 +283,9 @@ class Builder:
             return None
         taken = then_arm if r.value else else_arm
         x_text = canonical(x0)
-        lines = lambda ch: "\n".join(_step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(ch.steps, 1))  # noqa: E731
-        prompt = self.tmpl["branch"].format(x0=x_text, cond_input=cond.input_name, condition=describe(cond, cst),
+        lines = lambda ch: "\n".join(self._step_line(k, self.envs[s.env], s.settings)  # noqa: E731
+                                      for k, s in enumerate(ch.steps, 1))
+        prompt = self.tmpl["branch"].format(x0=x_text, cond_input=cond.input_name, condition=self.describe(cond, cst),
                                             then_steps=lines(then_arm), else_steps=lines(else_arm))
         n1, s1, t1 = self._seq_fields(then_arm)
         n2, s2, t2 = self._seq_fields(else_arm)
@@ -309,7 +333,7 @@ class Builder:
                 cur = step.output
             if len(trace) == size:
                 prompt = self.tmpl["loop"].format(x0=x_text, times=size, input_name=env.input_name,
-                                                  description=describe(env, st))
+                                                  description=self.describe(env, st))
                 return Task("loop", size, (env.qualname,), (settings_dict(env, st),), x_text,
                             tuple(s.text for s in trace), prompt, trace[-1].text, sum(s.steps for s in trace), lvl,
                             {"times": size})

@@ -47,7 +47,7 @@ def test_json(as_json):
 
 
 def test_dot(src, as_json):
-    dot = run_racesc("graph", src, "--format", "dot", cwd=src).stdout
+    dot = run_racesc("graph", src, "--format", "dot", "--by", "env", cwd=src).stdout
     assert dot.startswith("digraph")
     pairs = set(re.findall(r'^\s*"([^"]+)" -> "([^"]+)" \[style=(solid|dashed)\];$', dot, re.M))
     want = {(e["source"], e["target"], "solid" if e["kind"] == "proved" else "dashed") for e in as_json["edges"]}

@@ -10,9 +10,11 @@ from collections import Counter
 import pytest
 
 from racesl import templates
+from racesl.catalogue import examples
 from racesl.compile import compile_tasks
 from racesl.operators.build import MIN_SELECTIONS, describe
 from racesl.records import Task
+from racesl.runtime.watchdog import WATCHDOG
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.search.config import DEFAULT_SIZES, CompileConfig, parse_operators
 from tests.support.tasks import OPERATORS, letters, oracle_reaches, replay_chain, stdlib, stdlib_records
@@ -35,8 +37,32 @@ def by_op():
 
 
 def _desc(lib, q, settings_text: dict) -> str:
+    """The description as a prompt must show it: settings written in, and the example
+    sentence worked for those settings (the stdlib's examples all run under any setting)."""
     env = lib.envs[q]
-    return describe(env, tuple(parse_literal(settings_text[s.name]) for s in env.settings))
+    settings = tuple(parse_literal(settings_text[s.name]) for s in env.settings)
+    text = describe(env, settings)
+    if not env.settings:
+        return text
+    ex = examples.parse(env.description)
+    with WATCHDOG.session():
+        out = lib.run(env, ex.input, settings)
+    worked = f"Example: {canonical(ex.input)} -> {canonical(out.value)}." if out.ok else ""
+    return text.replace(ex.text, worked).rstrip()
+
+
+def test_examples_are_worked_for_the_settings_shown(lib, by_op):
+    shown = 0
+    for r in by_op["sequential"]:
+        for q, st in zip(r["chain"], r["settings"]):
+            env = lib.envs[q]
+            if env.settings and ", with " not in examples.parse(env.description).text:
+                continue
+            if env.settings:
+                line = _desc(lib, q, st)
+                assert ", with " not in line.split("Example")[-1], line  # the author's settings never show
+                shown += "Example: " in line
+    assert shown > 20
 
 
 def test_sizes_in_range(by_op):

@@ -192,3 +192,16 @@ def test_a_sort_task_with_two_valid_orders_accepts_both(big):
                 assert score(r, wrap(" ".join(perm))) == 1.0
                 return
     pytest.fail("no sort task with two valid orders among 12,800 stdlib tasks")
+
+
+def test_every_environment_is_used_and_no_shape_starves(big):
+    """Composition quality at the stdlib's breadth: every environment appears in some task,
+    and the environments reading each shape average at least a quarter of the library's
+    mean use (the summary's usage-per-shape table)."""
+    from racesl.cli.summary import shape_usage
+
+    lib, _, summary = big
+    assert not summary.unused, summary.unused
+    mean = sum(summary.usage.values()) / len(lib.envs)
+    starved = {shape: round(uses / n) for shape, (n, uses) in shape_usage(summary, lib).items() if uses / n < mean / 4}
+    assert not starved, (starved, round(mean))
