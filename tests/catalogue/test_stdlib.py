@@ -75,3 +75,26 @@ def test_racesc_doc_writes_the_page(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# The racesl standard library")
     assert "### lists.sort_list" in text and "`env sort_list(xs: Nums) -> Nums`" in text
+
+
+def test_every_input_has_a_sampler_that_level_widens(lib):
+    """Inputs come from a written sampler (natural values, not the type's default draw), and
+    level 3 reaches further than level 0: more distinct values, longer texts or larger numbers."""
+    from racesl.catalogue.fill import _atoms
+    from racesl.runtime.contract import canonical
+    from racesl.sample.seeding import item_rng
+
+    def reach(env, level):
+        values = [lib.sample_input(env, item_rng(0, env.qualname, "widen", i), level) for i in range(40)]
+        texts = [canonical(v) for v in values]
+        numbers = [a for v in values for a in _atoms(v) if type(a) is int]
+        return len(set(texts)), max(map(len, texts)), max(numbers, default=0), sum(map(len, texts))
+
+    flat = []
+    with WATCHDOG.session():
+        for env in lib.envs.values():
+            assert env.input_name in dict(env.samplers), f"{env.qualname}: no @sample for {env.input_name}"
+            low, high = reach(env, 0), reach(env, 3)
+            if not any(h > lo for lo, h in zip(low, high)):
+                flat.append(env.qualname)
+    assert not flat, flat
