@@ -7,21 +7,26 @@ the mean beside the chance of a uniform guess among well-formed answers:
 
 - sort: the share of all orders of the candidates that reach the target (every order up
   to five candidates, a seeded sample of them beyond);
-- select: the mean score of `SELECT_GUESSES` seeded uniform draws among the well-formed
-  answers (sequences of distinct candidate letters, of any length);
+- select: the mean score of `SELECT_GUESSES` seeded uniform draws among the selections of
+  the cell's length (sequences of that many distinct candidate letters). The strategies
+  that select (identity, reversed) are told the length, so their baseline is a guess told
+  it too; against guesses of any length (almost all longer, and wrong) a fixed pair in a
+  size-2 cell looked like a shortcut by luck alone;
 - value answers (sequential, parallel, branch, loop): 0 — the well-formed answers are
   unbounded — so the strategies themselves are the baseline.
 
 The constant strategies are cross-fitted: the most common answer (or item) of one half of
 a cell is scored on the other half, so a cell of distinct answers does not look guessable
 merely because some answer comes first. A strategy beats chance when its mean exceeds the
-chance by more than max(3 standard errors of the per-task difference, `margin`).
+chance by more than max(3 standard errors of the per-task difference, `margin`). The
+standard error uses the larger of the sample's variance and the variance a guess at chance
+would have (c(1 - c) per task): a small cell whose answers happen to lean one way (12 of 14
+size-2 sort tasks answered "A, B") otherwise looks surer of its lean than 14 tasks can be.
 """
 
 from __future__ import annotations
 
 import math
-import random
 import re
 from collections import Counter, defaultdict
 from typing import Callable, Iterable
@@ -162,17 +167,10 @@ def sort_share(rec: dict) -> float | None:
     return hits / tried
 
 
-def _well_formed_selection(n: int, rng: random.Random) -> list[str]:
-    """A uniform draw among the sequences of distinct letters of n candidates."""
-    counts = [math.perm(n, k) for k in range(1, n + 1)]
-    k = rng.choices(range(1, n + 1), weights=counts)[0]
-    return rng.sample(_letters(n), k)
-
-
 def select_chance(rec: dict) -> float:
     rng = item_rng(0, "audit-select", rec["id"])
-    n = len(rec["extra"]["candidates"])
-    return sum(score(rec, _wrap(", ".join(_well_formed_selection(n, rng))))
+    letters = _letters(len(rec["extra"]["candidates"]))
+    return sum(score(rec, _wrap(", ".join(rng.sample(letters, rec["size"]))))
                for _ in range(SELECT_GUESSES)) / SELECT_GUESSES
 
 
@@ -324,11 +322,12 @@ def audit_records(records: list[dict], margin: float = 0.05,
                 per[name].append(score(r, _wrap(ans)) - c)
         results = {}
         mean_chance = sum(chances) / len(chances)
+        null_var = sum(c * (1 - c) for c in chances) / len(chances)  # a guess at chance, per task
         for name, diffs in per.items():
             n = len(diffs)
             mean = sum(diffs) / n
             var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
-            se = math.sqrt(var / n) if n > 1 else 1.0
+            se = math.sqrt(max(var, null_var) / n) if n > 1 else 1.0
             results[name] = Result(mean + mean_chance, se, mean > max(3 * se, margin))
         model = None
         if answers is not None:

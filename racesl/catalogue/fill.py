@@ -20,8 +20,8 @@ from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
 from racesl.sample.seeding import item_rng
 
-DRAWS = 40  # half at level 0, half at level 1 (where level 0 gives nothing usable)
-SURVEY = 60  # draws over levels 0-2 that estimate how common each output is
+DRAWS = 60  # a third each at levels 0, 1 and 2 (a rare output may need a wider input)
+SURVEY = 90  # draws over levels 0-2 that estimate how common each output is
 SHORT, TARGET = 12, 18  # input text lengths: below SHORT says little; about TARGET reads well
 
 
@@ -73,7 +73,7 @@ def propose(lib, env: EnvSig) -> str | None:
     for i in range(DRAWS):
         rng = item_rng(0, env.qualname, "example", i)
         try:
-            level = 0 if i < DRAWS // 2 else 1
+            level = 3 * i // DRAWS
             settings = lib.sample_settings(env, rng, level)
             x = lib.sample_input(env, rng, level)
         except NoSample:
