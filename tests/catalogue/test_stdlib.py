@@ -79,7 +79,8 @@ def test_racesc_doc_writes_the_page(tmp_path):
 
 def test_every_input_has_a_sampler_that_level_widens(lib):
     """Inputs come from a written sampler (natural values, not the type's default draw), and
-    level 3 reaches further than level 0: more distinct values, longer texts or larger numbers."""
+    level 3 reaches further than level 0: more distinct values, longer texts, larger numbers or
+    a wider spread of numbers inside a value (an interval's width)."""
     from racesl.catalogue.fill import _atoms
     from racesl.runtime.contract import canonical
     from racesl.sample.seeding import item_rng
@@ -87,8 +88,10 @@ def test_every_input_has_a_sampler_that_level_widens(lib):
     def reach(env, level):
         values = [lib.sample_input(env, item_rng(0, env.qualname, "widen", i), level) for i in range(40)]
         texts = [canonical(v) for v in values]
-        numbers = [a for v in values for a in _atoms(v) if type(a) is int]
-        return len(set(texts)), max(map(len, texts)), max(numbers, default=0), sum(map(len, texts))
+        inside = [[a for a in _atoms(v) if type(a) is int] for v in values]
+        numbers = [a for ns in inside for a in ns]
+        spread = sum(max(ns) - min(ns) for ns in inside if ns)
+        return len(set(texts)), max(map(len, texts)), max(numbers, default=0), sum(map(len, texts)), spread
 
     flat = []
     with WATCHDOG.session():
