@@ -120,25 +120,3 @@ class SignatureGraph:
                  for q, e in self.envs.items()]
         edges = [{"source": e.src, "target": e.dst, "kind": e.kind} for e in self.edges()]
         return json.dumps({"nodes": nodes, "edges": edges, "counts": self.counts()}, indent=1, sort_keys=True)
-
-    def to_dot(self) -> str:
-        lines = ["digraph races {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica", fontsize=10];']
-        modules: dict[str, list[str]] = {}
-        for q, e in self.envs.items():
-            modules.setdefault(e.module, []).append(q)
-        for m, qs in sorted(modules.items()):
-            lines.append(f'  subgraph "cluster_{m}" {{ label="{m}";')
-            for q in qs:
-                e = self.envs[q]
-                label = f"{e.name}\\n{_esc(str(T.erase(e.input)))} → {_esc(str(T.erase(e.output)))}"
-                lines.append(f'    "{q}" [label="{label}"];')
-            lines.append("  }")
-        for e in self.edges():
-            style = "solid" if e.kind == PROVED else "dashed"
-            lines.append(f'  "{e.src}" -> "{e.dst}" [style={style}];')
-        lines.append("}")
-        return "\n".join(lines) + "\n"
-
-
-def _esc(s: str) -> str:
-    return s.replace('"', '\\"')

@@ -88,16 +88,12 @@ def around(graph: SignatureGraph, qualname: str, depth: int = 1) -> dict[str, in
     return dict(nx.single_source_shortest_path_length(graph.g.to_undirected(as_view=True), qualname, cutoff=depth))
 
 
-def around_dot(graph: SignatureGraph, focus: str, depth: int = 1) -> str:
-    """The neighbourhood as a tree of shortest ways out from `focus`: only the edges that
-    step one distance further are drawn (the edges among neighbours would be thousands
-    around a list-to-list environment), grouped by module."""
-    dist = around(graph, focus, depth)
-    title = f"{focus} and the environments up to {depth} edge{'s' if depth > 1 else ''} away ({len(dist) - 1})"
-    lines = _head(title)
+def _clusters(graph: SignatureGraph, names, focus: str | None = None) -> list[str]:
+    """The environments `names` as nodes in one box per module; `focus` highlighted."""
     modules: dict[str, list[str]] = defaultdict(list)
-    for q in sorted(dist):
+    for q in sorted(names):
         modules[graph.envs[q].module].append(q)
+    lines = []
     for m, qs in sorted(modules.items()):
         lines.append(f"  subgraph {_q('cluster_' + m)} {{ label={_q(m)};")
         for q in qs:
@@ -106,29 +102,32 @@ def around_dot(graph: SignatureGraph, focus: str, depth: int = 1) -> str:
             extra = ", penwidth=2.5, style=\"rounded,filled\", fillcolor=\"#ffeeaa\"" if q == focus else ""
             lines.append(f"    {_q(q)} [label={_q(label)}{extra}];")
         lines.append("  }")
+    return lines
+
+
+def _edge(e) -> str:
+    return f"  {_q(e.src)} -> {_q(e.dst)} [style={'solid' if e.kind == PROVED else 'dashed'}];"
+
+
+def around_dot(graph: SignatureGraph, focus: str, depth: int = 1) -> str:
+    """The neighbourhood as a tree of shortest ways out from `focus`: only the edges that
+    step one distance further are drawn (the edges among neighbours would be thousands
+    around a list-to-list environment), grouped by module."""
+    dist = around(graph, focus, depth)
+    title = f"{focus} and the environments up to {depth} edge{'s' if depth > 1 else ''} away ({len(dist) - 1})"
+    lines = _head(title) + _clusters(graph, dist, focus)
     for e in graph.edges():
         a, b = dist.get(e.src), dist.get(e.dst)
         if a is not None and b is not None and abs(a - b) == 1:
-            lines.append(f"  {_q(e.src)} -> {_q(e.dst)} [style={'solid' if e.kind == PROVED else 'dashed'}];")
+            lines.append(_edge(e))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def env_dot(graph: SignatureGraph) -> str:
     """Every environment and every edge, grouped by module (`--by env`: large)."""
-    lines = _head(f"{len(graph.envs)} environments, {graph.g.number_of_edges()} edges")
-    modules: dict[str, list[str]] = defaultdict(list)
-    for q in graph.envs:
-        modules[graph.envs[q].module].append(q)
-    for m, qs in sorted(modules.items()):
-        lines.append(f"  subgraph {_q('cluster_' + m)} {{ label={_q(m)};")
-        for q in qs:
-            e = graph.envs[q]
-            label = f"{e.name}\n{shape_of(e.input)} → {shape_of(e.output)}"
-            lines.append(f"    {_q(q)} [label={_q(label)}];")
-        lines.append("  }")
-    for e in graph.edges():
-        lines.append(f"  {_q(e.src)} -> {_q(e.dst)} [style={'solid' if e.kind == PROVED else 'dashed'}];")
+    lines = _head(f"{len(graph.envs)} environments, {graph.g.number_of_edges()} edges") + _clusters(graph, graph.envs)
+    lines += [_edge(e) for e in graph.edges()]
     lines.append("}")
     return "\n".join(lines) + "\n"
 

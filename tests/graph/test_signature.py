@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from racesl.graph import views
 from racesl.graph.signature import GUARDED, PROVED, SignatureGraph, refinements_implied, syntactic_classify
 from racesl.library import load
 from racesl.types import types as T
@@ -128,7 +129,7 @@ def test_json_and_dot(geo):
     assert data["counts"] == g.counts()
     node = next(n for n in data["nodes"] if n["id"] == "geo.inc")
     assert node["module"] == "geo" and "0 <= it <= 100" in node["input"] and node["description"]
-    dot = g.to_dot()
+    dot = views.env_dot(g)
     assert dot.startswith("digraph") and dot.rstrip().endswith("}")
     assert '"geo.make_grid" -> "geo.rows" [style=solid];' in dot
     assert '"geo.anyint" -> "geo.inc" [style=dashed];' in dot

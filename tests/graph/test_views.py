@@ -54,7 +54,8 @@ def test_around_follows_edges_both_ways(geo):
     _, g = geo
     near = views.around(g, "geo.flip", 1)
     assert near["geo.flip"] == 0
-    assert set(near) == {"geo.flip"} | {s for s, _ in g.predecessors("geo.flip")} | {d for d, _ in g.successors("geo.flip")}
+    neighbours = {s for s, _ in g.predecessors("geo.flip")} | {d for d, _ in g.successors("geo.flip")}
+    assert set(near) == {"geo.flip"} | neighbours
     far = views.around(g, "geo.flip", 2)
     assert set(near) <= set(far) and max(far.values()) <= 2
     dot = views.around_dot(g, "geo.flip", 1)
