@@ -118,7 +118,7 @@ def pool_index(ctx) -> Index:
     envs = sorted(ctx.pool_envs(), key=lambda e: e.qualname)
     by_shape: dict = {}
     for e in envs:
-        by_shape.setdefault(str(T.erase(e.input)), []).append(e)
+        by_shape.setdefault(T.shape_name(e.input), []).append(e)
     probes: dict = {}
     for shape, group in sorted(by_shape.items()):
         xs = []
@@ -129,7 +129,7 @@ def pool_index(ctx) -> Index:
             except NoSample:
                 continue
         probes[shape] = xs
-    shapes = {e.qualname: str(T.erase(e.input)) for e in envs}
+    shapes = {e.qualname: T.shape_name(e.input) for e in envs}
     answers = {e.qualname: answers_of(lib, e, probes[shapes[e.qualname]], cfg) for e in envs}
     texts = {e.qualname: shingles(_source(checked, e), e.description, keep) for e in envs}
     nn_b, nn_t = [], []
@@ -157,7 +157,7 @@ def novelty(cand, ctx) -> str | None:
     lib = cand.own_lib or cand.lib
     rows, problems = {}, []
     for env in cand.envs:
-        shape = str(T.erase(env.input))
+        shape = T.shape_name(env.input)
         probes = index.probes.get(shape, [])
         mine = answers_of(lib, env, probes, cfg) if probes else ()
         best_b = max(((agreement(mine, index.answers[q]), q) for q in index.answers if index.shapes[q] == shape),

@@ -21,7 +21,8 @@ import attrs
 from racesl.check.model import EnvSig
 from racesl.runtime.contract import canonical, parse_literal
 
-_SENTENCE = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:]+))?: (?P<body>[^\n]+?)\.?\s*$")
+# one sentence on one line, ending it: a description's last line, or a line of a prompt
+_SENTENCE = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:\n]+))?: (?P<body>[^\n]+?)\.?[ \t]*$", re.M)
 
 
 @attrs.frozen
@@ -71,7 +72,7 @@ def _split(body: str) -> tuple[object, object]:
 def parse(description: str) -> Example:
     """The example sentence ending `description` (as written, braces doubled), or ValueError."""
     text = _undouble(description.strip())
-    m = _SENTENCE.search(text)
+    m = next((m for m in _SENTENCE.finditer(text) if m.end() == len(text)), None)
     if m is None:
         raise ValueError("the description does not end with `Example: INPUT -> OUTPUT.`")
     try:
@@ -116,16 +117,13 @@ def check(lib, env: EnvSig) -> Checked:
     return Checked(env.qualname, ex, got, None)
 
 
-_SHOWN = re.compile(r"Example(?:, with [^:\n]+)?: ([^\n]+?)\.?$", re.M)
-
-
 def outputs_shown(prompt: str) -> list[str]:
     """The output texts of the example sentences in a rendered prompt, in order (what a
     learner that copies examples instead of working would answer)."""
     out = []
-    for m in _SHOWN.finditer(prompt):
+    for m in _SENTENCE.finditer(prompt):
         try:
-            out.append(canonical(_split(m.group(1))[1]))
+            out.append(canonical(_split(m["body"])[1]))
         except ValueError:
             continue
     return out

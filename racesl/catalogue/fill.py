@@ -29,11 +29,12 @@ def _empty(value) -> bool:
     return isinstance(value, (str, list, tuple, dict)) and len(value) == 0
 
 
-def _atoms(value) -> list:
+def atoms(value) -> list:
+    """The scalars inside a value, depth first (dict keys and values alike)."""
     if isinstance(value, dict):
-        return [a for kv in value.items() for v in kv for a in _atoms(v)]
+        return [a for kv in value.items() for v in kv for a in atoms(v)]
     if isinstance(value, (list, tuple)):
-        return [a for v in value for a in _atoms(v)]
+        return [a for v in value for a in atoms(v)]
     return [value]
 
 
@@ -41,15 +42,16 @@ def _dull(value) -> bool:
     """0 or 1, or a container whose entries are all one value (`[[], []]`, `[0, 0]`)."""
     if type(value) is int:
         return value in (0, 1)
-    atoms = _atoms(value)
-    return isinstance(value, (list, tuple, dict)) and len(set(map(repr, atoms))) <= 1
+    inside = atoms(value)
+    return isinstance(value, (list, tuple, dict)) and len(set(map(repr, inside))) <= 1
 
 
 def _double(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-def _output_counts(lib, env: EnvSig) -> Counter:
+def output_counts(lib, env: EnvSig) -> Counter:
+    """{output text: runs} over SURVEY seeded draws at levels 0-2: how common each answer is."""
     counts: Counter = Counter()
     for i in range(SURVEY):
         rng = item_rng(0, env.qualname, "survey", i)
@@ -68,7 +70,7 @@ def propose(lib, env: EnvSig) -> str | None:
     no draw gives a usable run. The rarest output wins first: an example whose output is
     the environment's usual answer would hand a learner that answer for free (copying the
     example is one of the audit's strategies); only a dull one ranks below it."""
-    common = _output_counts(lib, env)
+    common = output_counts(lib, env)
     found = []
     for i in range(DRAWS):
         rng = item_rng(0, env.qualname, "example", i)

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from racesl.cli.common import add_include
+from racesl.text import plural
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,7 +50,7 @@ def execute(args) -> int:
         with WATCHDOG.session():
             written, skipped = add_examples(Library(checked), checked.envs(only_roots=True))
         for path, n in written.items():
-            print(f"racesc: {path}: {n} example{'s' if n != 1 else ''} written", file=sys.stderr)
+            print(f"racesc: {path}: {plural(n, 'example')} written", file=sys.stderr)
         for line in skipped:
             print(f"racesc: skipped {line}", file=sys.stderr)
         checked = _check(args)  # the sources changed: read them again
@@ -62,7 +63,7 @@ def execute(args) -> int:
         for r in problems:
             e = envs[r.env]
             print(f"{e.path}:{e.span.line}:{e.span.col}: {r.env}: {r.problem}", file=sys.stderr)
-        print(f"racesc: {len(problems)} example{'s' if len(problems) != 1 else ''} to fix; nothing written "
+        print(f"racesc: {plural(len(problems), 'example')} to fix; nothing written "
               "(`--add-examples` writes one where a description has none)", file=sys.stderr)
         return 1
     if args.output:

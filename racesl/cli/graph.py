@@ -73,14 +73,14 @@ def execute(args) -> int:
         return fail(f"no module '{args.module}'" + (f"; did you mean '{close}'?" if close else ""))
     drawing = args.format in ("dot", "svg")
     by = args.by or ("type" if drawing else "env")
+    wanted = keep if keep is not None else (  # the environments a listing keeps (None: all)
+        {q for q, e in graph.envs.items() if e.module == args.module} if args.module else None)
 
     if args.format == "json":
         if by == "type":
             text = json.dumps(views.type_json(graph), indent=1, sort_keys=True)
         else:
             data = json.loads(graph.to_json())
-            wanted = keep if keep is not None else (
-                {q for q, e in graph.envs.items() if e.module == args.module} if args.module else None)
             if wanted is not None:
                 data["nodes"] = [n for n in data["nodes"] if n["id"] in wanted]
                 data["edges"] = [e for e in data["edges"] if e["source"] in wanted and e["target"] in wanted]
@@ -88,8 +88,6 @@ def execute(args) -> int:
     elif args.format == "html":
         from racesl.graph.html import to_html
 
-        wanted = keep if keep is not None else (
-            {q for q, e in graph.envs.items() if e.module == args.module} if args.module else None)
         text = to_html(graph, wanted)
     else:
         if focus is not None:

@@ -76,7 +76,7 @@ def shape_usage(s, lib) -> dict[str, tuple[int, int]]:
     rarely used is starved (its domain barely reaches the tasks)."""
     out: dict[str, list[int]] = {}
     for q, e in lib.envs.items():
-        row = out.setdefault(str(T.erase(e.input)), [0, 0])
+        row = out.setdefault(T.shape_name(e.input), [0, 0])
         row[0] += 1
         row[1] += s.usage[q]
     return {shape: (n, uses) for shape, (n, uses) in sorted(out.items())}

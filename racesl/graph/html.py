@@ -49,8 +49,8 @@ def to_html(graph: SignatureGraph, keep: set[str] | None = None) -> str:
             f'<tr class="env" id="{html.escape(q)}" data-module="{html.escape(e.module)}" '
             f'data-tags="{html.escape(" ".join(e.tags))}"><td><b>{html.escape(q)}</b> {tags}<br>'
             f"<small>{html.escape(e.description)}</small></td>"
-            f"<td><code>{html.escape(str(T.erase(e.input)))}</code></td>"
-            f"<td><code>{html.escape(str(T.erase(e.output)))}</code></td>"
+            f"<td><code>{html.escape(T.shape_name(e.input))}</code></td>"
+            f"<td><code>{html.escape(T.shape_name(e.output))}</code></td>"
             f"<td><small>{len(before)}: {_links(before, keep)}</small></td>"
             f"<td><small>{len(after)}: {_links(after, keep)}</small></td></tr>")
     c = graph.counts()

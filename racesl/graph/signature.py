@@ -115,7 +115,7 @@ class SignatureGraph:
 
     def to_json(self) -> str:
         nodes = [{"id": q, "module": e.module, "input": str(e.input), "output": str(e.output),
-                  "input_shape": str(T.erase(e.input)), "output_shape": str(T.erase(e.output)),
+                  "input_shape": T.shape_name(e.input), "output_shape": T.shape_name(e.output),
                   "settings": [s.name for s in e.settings], "tags": list(e.tags), "description": e.description}
                  for q, e in self.envs.items()]
         edges = [{"source": e.src, "target": e.dst, "kind": e.kind} for e in self.edges()]

@@ -23,11 +23,6 @@ LABEL_NAMES = 12  # environment names written on one shape edge before "+ N more
 PER_LINE = 3
 
 
-def shape_of(t: T.Type) -> str:
-    """A type's shape as the views name it: refinements erased, newtype names kept."""
-    return str(T.erase(t))
-
-
 def _q(text: str) -> str:
     """A DOT string: quoted, with escapes; a newline becomes a centred line break."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
@@ -43,7 +38,7 @@ def by_type(graph: SignatureGraph) -> nx.MultiDiGraph:
     """Shapes as nodes; one edge per environment, input shape → output shape."""
     g = nx.MultiDiGraph()
     for q, e in graph.envs.items():
-        g.add_edge(shape_of(e.input), shape_of(e.output), key=q, module=e.module, terminal=e.terminal)
+        g.add_edge(T.shape_name(e.input), T.shape_name(e.output), key=q, module=e.module, terminal=e.terminal)
     return g
 
 
@@ -53,6 +48,20 @@ def _names(qs: list[str]) -> str:
     if len(qs) > LABEL_NAMES:
         lines.append(f"+ {len(qs) - LABEL_NAMES} more")
     return "\n".join(lines)
+
+
+def _pairs(g: nx.MultiDiGraph, keep=None) -> dict[tuple[str, str], list[str]]:
+    """{(input shape, output shape): environments}, of those in `keep` (all when None)."""
+    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for a, b, q in g.edges(keys=True):
+        if keep is None or q in keep:
+            pairs[a, b].append(q)
+    return dict(sorted(pairs.items()))
+
+
+def _reads_returns(g: nx.MultiDiGraph, shape: str) -> tuple[int, int]:
+    """How many environments read `shape` and how many return it."""
+    return g.out_degree(shape), g.in_degree(shape)
 
 
 def type_dot(graph: SignatureGraph, module: str | None = None) -> str:
@@ -65,17 +74,13 @@ def type_dot(graph: SignatureGraph, module: str | None = None) -> str:
                  "(an edge: the environments from one shape to another)")
     else:
         title = f"module {module}: {plural(len(mine), 'environment')} by type shape (counts: the whole library)"
-    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for a, b, q in g.edges(keys=True):
-        if q in mine:
-            pairs[a, b].append(q)
+    pairs = _pairs(g, mine)
     shown = {s for pair in pairs for s in pair}
     lines = _head(title)
     for s in sorted(shown):
-        reads = sum(1 for _ in g.out_edges(s, keys=True))
-        returns = sum(1 for _ in g.in_edges(s, keys=True))
+        reads, returns = _reads_returns(g, s)
         lines.append(f"  {_q(s)} [label={_q(s + chr(10) + f'read by {reads}, returned by {returns}')}];")
-    for (a, b), qs in sorted(pairs.items()):
+    for (a, b), qs in pairs.items():
         width = min(4, 1 + len(qs) / 6)
         names = sorted(q.split(".", 1)[1] if module else q for q in qs)
         lines.append(f"  {_q(a)} -> {_q(b)} [label={_q(_names(names))}, penwidth={width:.1f}];")
@@ -98,7 +103,7 @@ def _clusters(graph: SignatureGraph, names, focus: str | None = None) -> list[st
         lines.append(f"  subgraph {_q('cluster_' + m)} {{ label={_q(m)};")
         for q in qs:
             e = graph.envs[q]
-            label = f"{e.name}\n{shape_of(e.input)} → {shape_of(e.output)}"
+            label = f"{e.name}\n{T.shape_name(e.input)} → {T.shape_name(e.output)}"
             extra = ", penwidth=2.5, style=\"rounded,filled\", fillcolor=\"#ffeeaa\"" if q == focus else ""
             lines.append(f"    {_q(q)} [label={_q(label)}{extra}];")
         lines.append("  }")
@@ -114,7 +119,7 @@ def around_dot(graph: SignatureGraph, focus: str, depth: int = 1) -> str:
     step one distance further are drawn (the edges among neighbours would be thousands
     around a list-to-list environment), grouped by module."""
     dist = around(graph, focus, depth)
-    title = f"{focus} and the environments up to {depth} edge{'s' if depth > 1 else ''} away ({len(dist) - 1})"
+    title = f"{focus} and the environments up to {plural(depth, 'edge')} away ({len(dist) - 1})"
     lines = _head(title) + _clusters(graph, dist, focus)
     for e in graph.edges():
         a, b = dist.get(e.src), dist.get(e.dst)
@@ -136,9 +141,6 @@ def type_json(graph: SignatureGraph) -> dict:
     """The by-type view as data: shapes with how many environments read and return each,
     and one edge per (input shape, output shape) pair with its environments."""
     g = by_type(graph)
-    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for a, b, q in g.edges(keys=True):
-        pairs[a, b].append(q)
-    return {"shapes": [{"shape": s, "read_by": sum(1 for _ in g.out_edges(s, keys=True)),
-                        "returned_by": sum(1 for _ in g.in_edges(s, keys=True))} for s in sorted(g.nodes)],
-            "edges": [{"source": a, "target": b, "envs": sorted(qs)} for (a, b), qs in sorted(pairs.items())]}
+    shapes = [dict(zip(("shape", "read_by", "returned_by"), (s, *_reads_returns(g, s)))) for s in sorted(g.nodes)]
+    return {"shapes": shapes,
+            "edges": [{"source": a, "target": b, "envs": sorted(qs)} for (a, b), qs in _pairs(g).items()]}

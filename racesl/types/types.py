@@ -165,6 +165,12 @@ def erase(t: Type) -> Shape:
     return t
 
 
+def shape_name(t: Type) -> str:
+    """A type's shape as people read it: refinements erased, newtype names kept
+    (`List[Int]`, `graphs.Graph`); the name the graph, the catalogue and summaries count by."""
+    return str(erase(t))
+
+
 def unwrap(t: Type) -> Type:
     """A newtype's representation (used inside the defining module and by the runtime)."""
     s = shape(t)

@@ -12,7 +12,7 @@ import pytest
 
 from racesl import resources
 from racesl.catalogue.examples import check
-from racesl.catalogue.fill import _output_counts
+from racesl.catalogue.fill import output_counts
 from racesl.catalogue.page import render
 from racesl.check import check_paths
 from racesl.library import Library
@@ -51,7 +51,7 @@ def test_no_example_shows_the_usual_answer(lib):
             if isinstance(T.shape(env.output), T.BoolT):
                 continue  # conditions: never an answer
             r = check(lib, env)
-            counts = _output_counts(lib, env)
+            counts = output_counts(lib, env)
             share = counts[r.got] / max(1, sum(counts.values()))
             if share >= COMMON:
                 common.append(f"{env.qualname}: {r.got} is {share:.0%} of sampled outputs")
@@ -81,14 +81,14 @@ def test_every_input_has_a_sampler_that_level_widens(lib):
     """Inputs come from a written sampler (natural values, not the type's default draw), and
     level 3 reaches further than level 0: more distinct values, longer texts, larger numbers or
     a wider spread of numbers inside a value (an interval's width)."""
-    from racesl.catalogue.fill import _atoms
+    from racesl.catalogue.fill import atoms
     from racesl.runtime.contract import canonical
     from racesl.sample.seeding import item_rng
 
     def reach(env, level):
         values = [lib.sample_input(env, item_rng(0, env.qualname, "widen", i), level) for i in range(40)]
         texts = [canonical(v) for v in values]
-        inside = [[a for a in _atoms(v) if type(a) is int] for v in values]
+        inside = [[a for a in atoms(v) if type(a) is int] for v in values]
         numbers = [a for ns in inside for a in ns]
         spread = sum(max(ns) - min(ns) for ns in inside if ns)
         return len(set(texts)), max(map(len, texts)), max(numbers, default=0), sum(map(len, texts)), spread

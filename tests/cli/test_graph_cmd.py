@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.support.signatures import GEO, OTHER
+from tests.support.signatures import write_modules
 from tests.support.tasks import run_racesc
 
 
@@ -22,9 +22,7 @@ env tag(n: Int where 0 <= it <= 9) -> Tuple[Int, Bool]:
 
 @pytest.fixture(scope="module")
 def src(tmp_path_factory):
-    d = tmp_path_factory.mktemp("graphcmd")
-    (d / "geo.races").write_text(GEO, encoding="utf-8")
-    (d / "other.races").write_text(OTHER, encoding="utf-8")
+    d = write_modules(tmp_path_factory.mktemp("graphcmd"))
     (d / "esc.races").write_text(ESC, encoding="utf-8")
     return d
 

@@ -9,19 +9,14 @@ import pytest
 
 from racesl.graph import views
 from racesl.graph.signature import GUARDED, PROVED, SignatureGraph, refinements_implied, syntactic_classify
-from racesl.library import load
 from racesl.types import types as T
-from tests.support.signatures import GEO, OTHER
+from tests.support.signatures import signature_graph, write_modules
 from tests.support.tasks import stdlib
 
 
 @pytest.fixture(scope="module")
 def geo(tmp_path_factory):
-    d = tmp_path_factory.mktemp("graph")
-    (d / "geo.races").write_text(GEO, encoding="utf-8")
-    (d / "other.races").write_text(OTHER, encoding="utf-8")
-    lib = load([d])
-    return lib, SignatureGraph(lib.envs.values())
+    return signature_graph(write_modules(tmp_path_factory.mktemp("graph")))
 
 
 def kinds(g) -> dict:

@@ -13,18 +13,14 @@ import pytest
 
 from racesl.graph import views
 from racesl.graph.html import to_html
-from racesl.graph.signature import SignatureGraph
-from racesl.library import load
-from tests.support.signatures import GEO, OTHER
+from racesl.types import types as T
+from tests.support.signatures import signature_graph, write_modules
 
 
 @pytest.fixture(scope="module")
 def geo(tmp_path_factory):
-    d = tmp_path_factory.mktemp("views")
-    (d / "geo.races").write_text(GEO, encoding="utf-8")
-    (d / "other.races").write_text(OTHER, encoding="utf-8")
-    lib = load([d])
-    return d, SignatureGraph(lib.envs.values())
+    d = write_modules(tmp_path_factory.mktemp("views"))
+    return d, signature_graph(d)[1]
 
 
 def test_by_type_has_one_edge_per_environment(geo):
@@ -32,19 +28,19 @@ def test_by_type_has_one_edge_per_environment(geo):
     t = views.by_type(g)
     assert t.number_of_edges() == len(g.envs)
     for q, e in g.envs.items():
-        assert t.has_edge(views.shape_of(e.input), views.shape_of(e.output), key=q)
+        assert t.has_edge(T.shape_name(e.input), T.shape_name(e.output), key=q)
     data = views.type_json(g)
     assert sum(len(e["envs"]) for e in data["edges"]) == len(g.envs)
     shapes = {s["shape"]: s for s in data["shapes"]}
     assert "geo.Grid" in shapes and "other.Grid" in shapes  # newtypes keep their names
-    assert shapes["geo.Grid"]["read_by"] == sum(1 for e in g.envs.values() if views.shape_of(e.input) == "geo.Grid")
+    assert shapes["geo.Grid"]["read_by"] == sum(1 for e in g.envs.values() if T.shape_name(e.input) == "geo.Grid")
 
 
 def test_type_dot_labels_edges_with_environments(geo):
     _, g = geo
     dot = views.type_dot(g)
     assert '"Int" -> "geo.Grid" [label="geo.any_grid, geo.make_grid"' in dot
-    assert len(re.findall(r" -> ", dot)) == len({(views.shape_of(e.input), views.shape_of(e.output))
+    assert len(re.findall(r" -> ", dot)) == len({(T.shape_name(e.input), T.shape_name(e.output))
                                                   for e in g.envs.values()})
     mod = views.type_dot(g, "other")
     assert re.findall(r'-> "[^"]+" \[label="([^"]+)"', mod) == ["other_rows"]  # only other's environments

@@ -91,3 +91,19 @@ env other_rows(g: Grid) -> Tuple[Int, Int]:
     """Count the rows of g; pair the count with 0."""
     return (len(g), 0)
 '''
+
+
+def write_modules(folder):
+    """Write `geo` and `other` into `folder` (a pathlib.Path); returns the folder."""
+    (folder / "geo.races").write_text(GEO, encoding="utf-8")
+    (folder / "other.races").write_text(OTHER, encoding="utf-8")
+    return folder
+
+
+def signature_graph(folder):
+    """(library, signature graph without a solver) of the modules in `folder`."""
+    from racesl.graph.signature import SignatureGraph
+    from racesl.library import load
+
+    lib = load([folder])
+    return lib, SignatureGraph(lib.envs.values())
