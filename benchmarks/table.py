@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-ORDER = ("fuel", "check", "compile", "solver", "lsp", "audit", "admit", "graph")
+ORDER = ("fuel", "check", "compile", "solver", "lsp", "audit", "admit", "graph", "scale", "ray", "serve")
 
 
 def fmt(value, unit: str) -> str:

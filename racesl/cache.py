@@ -8,6 +8,9 @@ cost, the characters of text it stands for (what is built from a text grows with
 `ENTRY_COST`, and past the budget the least recently used entries go.
 
 - `SizedLRU(budget, max_entries)`: a mapping with `get`/`put(key, value, chars)`.
+- `Memo(budget, max_entries)`: a plain dict for the hottest loops (a hit is one C-level
+  `get`), emptied whole once its entries' costs pass the budget: the compile's result and
+  verdict memos, which must stay fast and must not grow with the number of tasks.
 - `text_cache(budget, max_text)`: a decorator caching a function of one text in one; a
   text longer than `max_text` is not cached. A value read from a text takes at most about
   25 bytes per character of it (a list of empty lists: 4 characters per 64-byte list and
@@ -20,7 +23,7 @@ import functools
 import threading
 from collections import OrderedDict
 
-__all__ = ["ENTRY_COST", "SizedLRU", "text_cache"]
+__all__ = ["ENTRY_COST", "Memo", "SizedLRU", "text_cache"]
 
 ENTRY_COST = 64  # characters an entry counts for besides its text: dict slot, key and value objects
 
@@ -67,6 +70,30 @@ class SizedLRU:
 
     def clear(self) -> None:
         self._entries.clear()
+        self.cost = 0
+
+
+class Memo(dict):
+    """A dict that is emptied, whole, when one more entry would pass `budget` (entries' costs:
+    characters of text plus ENTRY_COST each) or `max_entries`. Emptying all at once instead
+    of evicting the least recently used keeps reads a plain `dict.get`; what was dropped is
+    recomputed on its next miss, so a memo of a pure function changes no result."""
+
+    def __init__(self, budget: int, max_entries: int):
+        super().__init__()
+        self.budget, self.max_entries = budget, max_entries
+        self.cost = 0
+
+    def put(self, key, value, chars: int) -> None:
+        cost = chars + ENTRY_COST
+        if self.cost + cost > self.budget or len(self) >= self.max_entries:
+            super().clear()
+            self.cost = 0
+        self[key] = value
+        self.cost += cost
+
+    def clear(self) -> None:
+        super().clear()
         self.cost = 0
 
 

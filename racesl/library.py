@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from racesl import __version__
+from racesl.cache import Memo
 from racesl.check import Checked, check_paths
 from racesl.check.model import EnvSig
 from racesl.lower.effects import fresh, mutating_functions
@@ -33,6 +34,10 @@ from racesl.runtime.watchdog import WATCHDOG
 from racesl.sample.default import NoSample, sampler_for
 from racesl.types import types as T
 
+# (budget in characters, entries) of the memos of refinement checks and type verdicts: a
+# compile's memory must not grow with its task count (racesl.cache.Memo)
+PRED_MEMO = (16_000_000, 200_000)
+TYPE_MEMO = (24_000_000, 200_000)
 AUX_FUEL = 400  # budget of a refinement check or a sampler, apart from the body's
 AUX_WALL = 1.0  # wall limit (s) of one refinement check or sampler call
 AUX_STRIKES = 3  # timeouts (or worker deaths) of one refinement or sampler before it is not run again
@@ -80,8 +85,8 @@ class Library:
         for name in sorted(checked.modules):
             h.update(f"{name}\n{len(checked.modules[name].text)}\n{checked.modules[name].text}".encode())
         self.hash = "sha256:" + h.hexdigest()
-        self._pred_cache: dict = {}
-        self._type_cache: dict = {}
+        self._pred_cache = Memo(*PRED_MEMO)  # (predicate, type, scalar value) → holds
+        self._type_cache = Memo(*TYPE_MEMO)  # (id(type), canonical text) → why not, or None
         self._keep: list = []  # types whose id() keys the cache stay alive
         self._aux_fns: dict = {}  # (predicate or sampler, thread) → its copy (see `aux_call`)
         self._strikes: dict[str, int] = {}
@@ -104,6 +109,26 @@ class Library:
         checked = check_paths(paths, include)
         return (cls(checked) if checked.ok else None), checked
 
+    def sources(self) -> dict[str, str]:
+        """{module name: text}: all it takes to build this library again elsewhere
+        (`from_sources`), in a sidecar file or a message to another machine."""
+        return {name: cm.text for name, cm in self.checked.modules.items()}
+
+    @classmethod
+    def from_sources(cls, modules: dict[str, str], expect: str) -> "Library":
+        """The library of `sources()`, checked again here; ValueError when it does not compile
+        with this racesl, or is not the library `expect` names (another racesl version)."""
+        root = Path("/__races_library__") / expect.split(":")[-1][:16]
+        overlay = {str(root / f"{name}.races"): text for name, text in modules.items()}
+        checked = check_paths(sorted(overlay), overlay=overlay)
+        if not checked.ok:
+            raise ValueError("the stored library does not compile with this racesl")
+        lib = cls(checked)
+        if lib.hash != expect:
+            raise ValueError(f"library hash mismatch ({lib.hash} != {expect}); it was compiled by another "
+                             "racesl version")
+        return lib
+
     # ------------------------------------------------------------ values and types
 
     def check_pred(self, pred: T.Pred, value: Any) -> bool:
@@ -124,9 +149,7 @@ class Library:
             ck = None
         ok = self._pred(key, value)[0]
         if ck is not None:
-            if len(self._pred_cache) > 1_000_000:
-                self._pred_cache.clear()
-            self._pred_cache[ck] = ok
+            self._pred_cache.put(ck, ok, len(value) if tv is str else 8)
         return ok
 
     def pred_verdict(self, pred: T.Pred, value: Any) -> tuple[bool, str | None]:
@@ -219,7 +242,7 @@ class Library:
                 self._strike(n, out.status, out.error)
                 got[vk] = ok = out.status == "ok" and out.value is True
                 if len(vk) == 3:  # a scalar's verdict: cached as `check_pred` caches it
-                    self._pred_cache[vk] = ok
+                    self._pred_cache.put(vk, ok, len(x) if type(x) is str else 8)
 
         def check(pred: T.Pred, value: Any) -> bool:
             hit = got.get(_vkey(pred, value))
@@ -257,9 +280,7 @@ class Library:
         hit = self._type_cache.get(key, _MISS)
         if hit is _MISS:
             hit = self._verdict(value, t)
-            if len(self._type_cache) > 1_000_000:
-                self._type_cache.clear()
-            self._type_cache[key] = hit
+            self._type_cache.put(key, hit, len(text))
         return hit
 
     def checker(self, t: T.Type):

@@ -63,13 +63,87 @@ def dumps(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_jsonl(records: Iterable[dict], path: str | Path) -> None:
+FORMATS = ("jsonl", "parquet", "verl")
+ROW_GROUP = 10_000  # Parquet rows buffered before they go to the file as one row group
+
+
+class RecordWriter:
+    """Writes records to a file as they come: JSONL a line at a time, Parquet (and verl's
+    Parquet) a row group of ROW_GROUP rows at a time, so a writer holds at most one row
+    group, whatever the number of records. The bytes depend only on the records (no
+    timestamps or writer ids), so identical records give identical files."""
+
+    def __init__(self, path: str | Path, fmt: str = "jsonl", data_source: str = "racesl"):
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+        self.fmt, self.data_source = fmt, data_source
+        self.rows: list[tuple[int, dict]] = []
+        self.count = 0
+        self._parquet = None
+        self._file = open(path, "w", encoding="utf-8", newline="\n") if fmt == "jsonl" else None
+        self._path = path
+
+    def add(self, record: dict, index: int | None = None) -> None:
+        """One record; `index` (default: its place in this file) is verl's `extra_info.index`."""
+        index = self.count if index is None else index
+        self.count += 1
+        if self._file is not None:
+            self._file.write(dumps(record) + "\n")
+            return
+        self.rows.append((index, record))
+        if len(self.rows) >= ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.rows:
+            return
+        table = _verl_table(self.rows, self.data_source) if self.fmt == "verl" else _table([r for _, r in self.rows])
+        if self._parquet is None:
+            import pyarrow.parquet as pq
+
+            self._parquet = pq.ParquetWriter(self._path, table.schema, compression="zstd", write_statistics=False)
+        self._parquet.write_table(table)
+        self.rows = []
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            return
+        self._flush()
+        if self._parquet is None:  # no records: still a valid, empty file with the columns
+            import pyarrow.parquet as pq
+
+            empty = _verl_table([], self.data_source) if self.fmt == "verl" else _table([])
+            self._parquet = pq.ParquetWriter(self._path, empty.schema, compression="zstd", write_statistics=False)
+        self._parquet.close()
+
+    def __enter__(self) -> "RecordWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def write_records(records: Iterable[dict], path: str | Path, fmt: str = "jsonl", data_source: str = "racesl") -> None:
+    """All of `records` to `path`, atomically (a temporary file renamed into place)."""
     def w(tmp):
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        with RecordWriter(tmp, fmt, data_source) as out:
             for r in records:
-                f.write(dumps(r) + "\n")
+                out.add(r)
 
     atomic_write(path, w)
+
+
+def write_jsonl(records: Iterable[dict], path: str | Path) -> None:
+    write_records(records, path, "jsonl")
+
+
+def write_parquet(records: Iterable[dict], path: str | Path) -> None:
+    write_records(records, path, "parquet")
+
+
+def write_verl(records: Iterable[dict], path: str | Path, data_source: str = "racesl") -> None:
+    write_records(records, path, "verl", data_source)
 
 
 def _table(records: list[dict]):
@@ -94,18 +168,26 @@ def _table(records: list[dict]):
     return pa.table(cols)
 
 
-def _write_table(table, path) -> None:
-    import pyarrow.parquet as pq
+def _verl_table(rows: list[tuple[int, dict]], data_source: str):
+    """verl's RL parquet: data_source, prompt (chat messages), ability, reward_model, extra_info."""
+    import pyarrow as pa
 
-    def w(tmp):
-        # no timestamps or writer ids in the file: identical input gives identical bytes
-        pq.write_table(table, tmp, compression="zstd", write_statistics=False)
-
-    atomic_write(path, w)
-
-
-def write_parquet(records: list[dict], path: str | Path) -> None:
-    _write_table(_table(records), path)
+    message = pa.struct([("role", pa.string()), ("content", pa.string())])
+    schema = pa.schema([
+        ("data_source", pa.string()),
+        ("prompt", pa.list_(message)),
+        ("ability", pa.string()),
+        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+        ("extra_info", pa.struct([("index", pa.int64()), ("id", pa.string()), ("record", pa.string())])),
+    ])
+    cols = {
+        "data_source": [data_source] * len(rows),
+        "prompt": [[{"role": "user", "content": r["prompt"]}] for _, r in rows],
+        "ability": [f"races/{r['operator']}" for _, r in rows],
+        "reward_model": [{"style": "rule", "ground_truth": r["answer"]} for _, r in rows],
+        "extra_info": [{"index": k, "id": r["id"], "record": json.dumps(r, ensure_ascii=False)} for k, r in rows],
+    }
+    return pa.table(cols, schema=schema)
 
 
 def from_parquet_row(row: dict) -> dict:
@@ -116,21 +198,6 @@ def from_parquet_row(row: dict) -> dict:
     if isinstance(r.get("extra"), str):
         r["extra"] = json.loads(r["extra"])
     return r
-
-
-def write_verl(records: list[dict], path: str | Path, data_source: str = "racesl") -> None:
-    """verl's RL parquet: data_source, prompt (chat messages), ability, reward_model, extra_info."""
-    import pyarrow as pa
-
-    rows = {
-        "data_source": [data_source] * len(records),
-        "prompt": [[{"role": "user", "content": r["prompt"]}] for r in records],
-        "ability": [f"races/{r['operator']}" for r in records],
-        "reward_model": [{"style": "rule", "ground_truth": r["answer"]} for r in records],
-        "extra_info": [{"index": k, "id": r["id"], "record": json.dumps(r, ensure_ascii=False)}
-                       for k, r in enumerate(records)],
-    }
-    _write_table(pa.table(rows), path)
 
 
 def read_records(path: str | Path) -> list[dict]:

@@ -51,12 +51,13 @@ LAYERS: list[tuple[str, str]] = [
     ("runtime", "diagnostics text types"),  # fuel, guards, builtins, Program, sandbox
     ("lower", "diagnostics syntax types check runtime"),  # checked module → instrumented Python
     ("sample", "diagnostics text syntax types solver runtime"),  # input samplers
-    ("library", "racesl diagnostics text types check runtime lower sample"),  # a compiled library
+    ("library", "racesl diagnostics text cache types check runtime lower sample"),  # a compiled library
+    ("sandbox_runner", "library lower runtime"),  # library runs in worker processes (--untrusted)
     ("probe", "diagnostics text syntax types runtime lower sample library"),  # check's sampling probe
     ("catalogue", "atomic text types check runtime sample"),  # descriptions' examples, the catalogue page
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph
-    ("search", "diagnostics text templates types runtime check sample graph"),  # chains, filters, config
+    ("search", "diagnostics text cache templates types runtime check sample graph"),  # chains, filters, config
     ("records", "atomic"),  # Task and the files tasks go to
     ("pool", "atomic resources"),  # the folder of admitted modules and its manifest
     ("operators", "*"),  # sequential, parallel, sort, select, branch, loop
@@ -64,12 +65,12 @@ LAYERS: list[tuple[str, str]] = [
     ("rewards", "*"),  # scoring a completion against a record
     ("audit", "*"),  # shortcut audits of compiled tasks
     ("curriculum", "*"),
-    ("sandbox_runner", "*"),  # library runs in worker processes
     ("admit", "*"),  # the admission gates: is a candidate module fit for the pool
     # tools on top
     ("render", "*"),  # diagnostics for a terminal
     ("train", "*"),
     ("evolve", "*"),  # the pool grows itself: generator prompts, the loop, GRPO in two roles
+    ("serve", "*"),  # the HTTP reward server: records by id, scoring workers, trainer shapes
     ("lsp", "*"),
     ("cli", "*"),
     ("__main__", "*"),
@@ -190,3 +191,15 @@ def test_no_file_over_the_line_limit():
         if n > MAX_LINES and rel not in LONG_FILES:
             long.append(f"{rel}: {n} lines")
     assert not long, f"files over {MAX_LINES} lines (split them):\n  " + "\n  ".join(long)
+
+
+def test_core_and_server_import_no_torch():
+    """check, compile, score and serve must run where torch is not installed (the design card)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, racesl.check, racesl.library, racesl.compile, racesl.rewards, racesl.serve, "
+            "racesl.cli.check, racesl.cli.compile, racesl.cli.score, racesl.cli.serve; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'transformers', 'trl')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -5,8 +5,21 @@ from __future__ import annotations
 import argparse
 
 from racesl.cli.common import add_include, count
+from racesl.records import FORMATS
 
-FORMATS = ("jsonl", "parquet", "verl")
+AUDIT_SAMPLE = 10_000  # records the shortcut audit reads at most: every k-th, evenly through the output
+
+
+def shard(text: str) -> tuple[int, int]:
+    """An argparse type: `K/N`, shard K of N (1 <= K <= N)."""
+    k, sep, n = text.partition("/")
+    try:
+        k_, n_ = int(k), int(n)
+    except ValueError:
+        k_ = n_ = 0
+    if not sep or not 1 <= k_ <= n_:
+        raise argparse.ArgumentTypeError(f"want K/N with 1 <= K <= N, e.g. 2/8 (got {text!r})")
+    return k_, n_
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -19,6 +32,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--workers", type=count(1, 256), default=1,
                    help="worker processes, 1 to 256 (output does not depend on it)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="build on Ray: 'local' starts Ray on this machine, else a running cluster's address "
+                        "(host:port, or 'auto'); --workers actors (needs racesl[ray]); the output is the same")
+    p.add_argument("--shard", type=shard, metavar="K/N",
+                   help="build only shard K of N: the N shards' records, concatenated in order, are the whole output")
     p.add_argument("--untrusted", action="store_true",
                    help="run the environments in sandbox worker processes with resource limits, one per "
                         "compile process (with --workers W: W more processes); the output is the same")
@@ -108,18 +126,34 @@ def _config(args):
     return CompileConfig(**kw), paths or ["."], include, out, fmt
 
 
+class _Sample:
+    """Every k-th record, evenly through an output of `expected` records, at most `cap`: what
+    the shortcut audit reads when the output is too large to hold."""
+
+    def __init__(self, expected: int, cap: int):
+        self.every = max(1, -(-expected // cap))
+        self.records: list[dict] = []
+        self.seen = 0
+
+    def offer(self, record: dict) -> None:
+        if self.seen % self.every == 0:
+            self.records.append(record)
+        self.seen += 1
+
+
 def execute(args) -> int:
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from racesl.atomic import written_together
+    from racesl.atomic import atomic_write, written_together
     from racesl.check import check_paths
     from racesl.cli.common import fail, show_diagnostics, show_notes, stderr_console, stdout_console
     from racesl.cli.summary import print_json, print_summary, summary_json
-    from racesl.compile import compile_tasks
+    from racesl.compile import compile_stream, shard_blocks
+    from racesl.compile.driver import block_target
     from racesl.library import Library
-    from racesl.records import to_record, write_jsonl, write_parquet, write_verl
+    from racesl.records import RecordWriter, to_record
     from racesl.rewards.libraries import write_sidecar
     from racesl.search.config import ConfigError
     from racesl.text import plural
@@ -129,6 +163,13 @@ def execute(args) -> int:
         cfg, paths, include, out, fmt = _config(args)
     except (ConfigError, ValueError, OSError) as e:
         return fail(str(e))
+    if args.ray is not None:
+        from racesl.compile.ray import RayMissing, check_address
+
+        try:
+            check_address(args.ray)
+        except (RayMissing, ValueError) as e:
+            return fail(str(e))
     checked = check_paths(paths, include)
     if not checked.ok:
         show_diagnostics(checked, err)
@@ -146,29 +187,51 @@ def execute(args) -> int:
         from racesl.sandbox_runner import SandboxRunner
 
         sandbox = functools.partial(SandboxRunner, lib, workers=1, wall=cfg.filters.wall)
+    blocks = shard_blocks(cfg, *args.shard) if args.shard else None
+    expected = sum(block_target(cfg, b) for b in blocks) if blocks is not None else cfg.n
+    audit_on = (args.json or not args.quiet) and args.audit
+    sample = _Sample(expected, AUDIT_SAMPLE) if audit_on else None
     t0 = time.perf_counter()
-    if args.quiet:
-        tasks, summary = compile_tasks(lib, cfg, args.workers, sandbox=sandbox)
-    else:
-        with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err, transient=True) as prog:
-            bar = prog.add_task("tasks", total=cfg.n)
-            tasks, summary = compile_tasks(lib, cfg, args.workers, sandbox=sandbox,
-                                           progress=lambda done, total: prog.update(bar, completed=done))
-    records = [to_record(t, k, cfg.seed, lib.hash) for k, t in enumerate(tasks)]
-    with written_together():  # OUT is the commit point: present means its sidecar is too
-        if fmt == "jsonl":
-            write_jsonl(records, out)
-        elif fmt == "parquet":
-            write_parquet(records, out)
-        else:
-            write_verl(records, out)
-        write_sidecar(lib, out + ".library.json")
+    summary = None
+
+    def compile_into(tmp: str, progress=None) -> None:
+        nonlocal summary
+        with RecordWriter(tmp, fmt) as writer:
+            def emit(index, task):
+                record = to_record(task, index, cfg.seed, lib.hash)
+                writer.add(record, index)
+                if sample is not None:
+                    sample.offer(record)
+
+            summary = compile_stream(lib, cfg, emit, args.workers, blocks=blocks, ray=args.ray,
+                                     progress=progress, sandbox=sandbox)
+
+    # OUT is the commit point: present means its sidecar is too; records stream into its
+    # temporary file as batches merge, and an interrupted compile leaves nothing half-written
+    try:
+        with written_together():
+            if args.quiet:
+                atomic_write(out, compile_into)
+            else:
+                with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                              console=err, transient=True) as prog:
+                    bar = prog.add_task("tasks", total=expected)
+                    atomic_write(out, lambda tmp: compile_into(
+                        tmp, lambda done, total: prog.update(bar, completed=done)))
+            write_sidecar(lib, out + ".library.json")
+    except RuntimeError as e:  # Ray unreachable, a worker that failed: said in a line, nothing written
+        from racesl.compile.ray import RayMissing
+
+        if not isinstance(e, RayMissing) and "compile worker failed" not in str(e):
+            raise
+        return fail(f"{e}; nothing was written", 1)
     seconds = time.perf_counter() - t0
     report = None
-    if (args.json or not args.quiet) and args.audit and records:
+    if sample is not None and sample.records:
         from racesl.audit import audit_records
         from racesl.rewards import register
+
+        records = sample.records
 
         def audit():
             register(lib)  # sort and select shortcuts are scored by re-executing in it
@@ -184,13 +247,28 @@ def execute(args) -> int:
         else:
             report = audit()
     if args.json:
-        print_json(summary_json(summary, lib, out, fmt, cfg.n, seconds, report))
+        print_json(summary_json(summary, lib, out, fmt, expected, seconds, report,
+                                len(sample.records) if sample is not None else 0))
     elif not args.quiet:
         console = stdout_console()
         print_summary(summary, lib, console, out, seconds)
         if report is not None:
-            console.print(report.verdict(), style=None if report.ok else "bold red")
-    if summary.tasks < cfg.n:
-        err.print(f"[yellow]warning:[/] only {summary.tasks} of {plural(cfg.n, 'task')} could be made "
-                  "from this library")
+            line = report.verdict()
+            if sample.every > 1:
+                line += f" (it read 1 in {sample.every} of the {summary.tasks:,} tasks)"
+            console.print(line, style=None if report.ok else "bold red")
+    if summary.tasks < expected:
+        err.print(f"[yellow]warning:[/] only {summary.tasks} of {plural(expected, 'task')} could be made "
+                  "from this library" + _short_blocks(summary, cfg.block))
     return 0
+
+
+def _short_blocks(summary, block: int) -> str:
+    """What the warning adds when several blocks ended short: each block is filled on its
+    own, so the tasks of one may repeat another's."""
+    from racesl.text import plural
+
+    if summary.blocks[1] - summary.blocks[0] < 2:
+        return ""
+    return (f" ({plural(len(summary.short), 'block')} of {block:,} ended short; blocks are filled "
+            "independently, so their tasks may repeat each other's: lower -n)")

@@ -16,6 +16,7 @@ COMMANDS = {
     "doc": ("racesl.cli.doc", "write the catalogue page of a library, examples computed"),
     "admit": ("racesl.cli.admit", "run the admission gates on candidate modules; admit them to a pool"),
     "evolve": ("racesl.cli.evolve", "grow a pool: a generator writes modules, the gates admit them"),
+    "serve": ("racesl.cli.serve", "serve task rewards over HTTP (native, OpenRLHF and slime shapes)"),
     "lsp": ("racesl.cli.lsp", "serve the language server over stdio"),
     "train": ("racesl.cli.train", "GRPO training on compiled or streamed tasks"),
     "eval": ("racesl.cli.eval", "evaluate a model on task records"),

@@ -33,9 +33,9 @@ def print_json(obj: dict) -> None:
     sys.stdout.flush()
 
 
-def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, audit=None) -> dict:
+def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, audit=None, audited: int = 0) -> dict:
     """The `--json` summary of `racesc compile` (its keys: docs/compile.md); `audit` is the
-    shortcut audit's `Report`, or None when it did not run."""
+    shortcut audit's `Report` over `audited` records, or None when it did not run."""
     by_size: dict = {}
     for (op, size), n in s.by_size.items():
         if n:
@@ -56,6 +56,7 @@ def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, aud
         "seconds": round(seconds, 3),
         "cpu_seconds": round(s.cpu_seconds, 3),
         "workers": s.workers,
+        "blocks": {"first": s.blocks[0], "stop": s.blocks[1], "short": list(s.short)},
         "by_operator": {op: n for op, n in s.by_operator.items() if n},
         "by_size": by_size,
         "dropped": {name: n for name, n in s.rejections.items() if n},
@@ -67,7 +68,8 @@ def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, aud
         "usage_by_shape": {shape: {"environments": n, "uses": uses}
                            for shape, (n, uses) in shape_usage(s, lib).items()},
         "never_used": s.unused,  # environment → why
-        "audit": None if audit is None else {k: v for k, v in audit.to_json().items() if k != "cells"},
+        "audit": None if audit is None else {**{k: v for k, v in audit.to_json().items() if k != "cells"},
+                                             "records": audited},
     }
 
 

@@ -27,14 +27,12 @@ def register(lib) -> None:
 
 
 def write_sidecar(lib, path: str | Path) -> None:
-    modules = {name: cm.text for name, cm in lib.checked.modules.items()}
-    data = {"format": FORMAT, "library": lib.hash, "modules": modules}
+    data = {"format": FORMAT, "library": lib.hash, "modules": lib.sources()}
     atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(data, ensure_ascii=False, indent=1), "utf-8"))
 
 
 def load_sidecar(path: str | Path):
     """Build (and register) the library stored in a sidecar file."""
-    from racesl.check import check_paths
     from racesl.library import Library
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -42,15 +40,10 @@ def load_sidecar(path: str | Path):
         raise ValueError(f"{path}: not a racesl library file")
     if data["library"] in _LIBS:
         return _LIBS[data["library"]]
-    root = Path("/__races_library__") / data["library"].split(":")[-1][:16]
-    overlay = {str(root / f"{name}.races"): text for name, text in data["modules"].items()}
-    checked = check_paths(sorted(overlay), overlay=overlay)
-    if not checked.ok:
-        raise ValueError(f"{path}: the stored library does not compile with this racesl")
-    lib = Library(checked)
-    if lib.hash != data["library"]:
-        raise ValueError(f"{path}: library hash mismatch ({lib.hash} != {data['library']}); "
-                         "it was compiled by another racesl version")
+    try:
+        lib = Library.from_sources(data["modules"], data["library"])
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
     register(lib)
     return lib
 

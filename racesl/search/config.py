@@ -276,6 +276,9 @@ class CompileConfig:
     distractors: tuple[int, int] = attrs.field(default=(3, 5), converter=_distractors)
     # select: how many wrong candidates are shown beside the path, drawn uniformly in this range
     batch: int = attrs.field(default=256, validator=whole(1))  # tasks per deterministic batch (quotas update between)
+    # tasks per independent block: quotas, the duplicate check and the answer-share filter
+    # start afresh in each (what lets shards build blocks apart, and bounds memory)
+    block: int = attrs.field(default=100_000, validator=whole(1))
     quota_slack: float = attrs.field(default=1.5, validator=number(0, above=True))  # quota = slack × fair share
     solver: bool = attrs.field(default=True, validator=flag)  # prove edges and prune degenerate envs with Z3
     templates: dict = attrs.field(factory=dict, eq=False, validator=_templates_ok)  # operator → template text
@@ -320,7 +323,7 @@ def parse_operators(spec: str) -> tuple[tuple[str, int, int], ...]:
 # ------------------------------------------------------------ races.toml
 
 SECTIONS = ("compile", "operators", "filters", "templates")
-COMPILE_KEYS = ("sources", "n", "seed", "expansions", "restarts", "max_level", "batch", "quota_slack",
+COMPILE_KEYS = ("sources", "n", "seed", "expansions", "restarts", "max_level", "batch", "block", "quota_slack",
                 "distractors", "solver", "include")
 # command-line options people write into races.toml
 CLI_ONLY = {"format": "a command-line option: --format", "workers": "a command-line option: --workers",

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from racesl.cache import Memo
 from racesl.check.model import EnvSig
 from racesl.graph.signature import GUARDED, SignatureGraph
 from racesl.runtime.contract import canonical
@@ -92,7 +93,7 @@ class Executor:
     worker (`open_sandbox`, in each compile process after the forks), not here; the values
     come back as plain data and are filtered and checked here as before."""
 
-    MEMO_LIMIT = 400_000
+    MEMO = (40_000_000, 100_000)  # (budget in characters of input and output texts, entries): racesl.cache.Memo
 
     def __init__(self, lib, cfg: CompileConfig, sandbox=None):
         self.lib = lib
@@ -100,7 +101,7 @@ class Executor:
         self.sandbox = sandbox
         self.runner = None  # this process's runner, with a sandbox
         self._fns: dict[str, Any] = {}
-        self._memo: dict[tuple, Step | str] = {}
+        self._memo: Memo = Memo(*self.MEMO)  # (env, input text, settings) → Step, or why it was dropped
         names = sorted(lib.envs)
         self._index = {lib.envs[q].pyname: k for k, q in enumerate(names)}
         self._names = names
@@ -168,9 +169,7 @@ class Executor:
         if out == "timeout":
             self.timeouts[k] += 1
         elif key is not None:
-            if len(self._memo) >= self.MEMO_LIMIT:
-                self._memo.clear()
-            self._memo[key] = out
+            self._memo.put(key, out, len(x_text) + (len(out.text) if type(out) is Step else 0))
         if type(out) is str:
             stats[out] += 1
             return None
@@ -385,7 +384,8 @@ class Search:
 
     # ------------------------------------------------------------ quotas
 
-    def initial_quota(self, mean_size: float) -> dict[str, float]:
-        share = self.cfg.n * mean_size / max(1, len(self.names))
+    def initial_quota(self, mean_size: float, count: int | None = None) -> dict[str, float]:
+        """Each environment's quota for `count` tasks (default: n) of that mean size."""
+        share = (self.cfg.n if count is None else count) * mean_size / max(1, len(self.names))
         q = max(2.0, math.ceil(share * self.cfg.quota_slack))
         return {name: q for name in sorted(set(self.names) | set(self.conditions))}

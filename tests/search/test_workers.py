@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-import racesl.compile as driver
+import racesl.compile.workers as workers
+from racesl.compile import Generator
 from racesl.compile import compile_tasks
 from racesl.search.config import CompileConfig
 from tests.support.tasks import stdlib
@@ -29,14 +30,14 @@ def test_three_workers_build_what_one_builds_across_batches():
 def test_a_failing_worker_raises_in_the_parent(monkeypatch):
     lib = stdlib()
     parent = os.getpid()
-    real = driver.Generator.build
+    real = Generator.build
 
-    def build(self, i, quota):
+    def build(self, i, quota, block=0):
         if os.getpid() != parent:
             raise ValueError(f"boom at {i}")
-        return real(self, i, quota)
+        return real(self, i, quota, block)
 
-    monkeypatch.setattr(driver.Generator, "build", build)
+    monkeypatch.setattr(Generator, "build", build)
     with pytest.raises(RuntimeError, match="boom at"):
         compile_tasks(lib, CompileConfig(n=200, seed=3, batch=64), workers=2)
 
@@ -49,6 +50,6 @@ def test_building_ahead_while_waiting_changes_no_task(monkeypatch, ready):
     cfg = CompileConfig(n=300, seed=5, batch=64)
     one, _ = compile_tasks(lib, cfg, workers=1)
     calls = []
-    monkeypatch.setattr(driver._Workers, "ready", lambda self: calls.append(1) or ready)
+    monkeypatch.setattr(workers.Forked, "ready", lambda self: calls.append(1) or ready)
     two, _ = compile_tasks(lib, cfg, workers=2)
     assert calls and _fingerprint(two) == _fingerprint(one)

@@ -1,0 +1,87 @@
+"""`Generator`: builds task i of block b. It lives in the parent and in every worker
+(forked, or a Ray actor that rebuilt the library from its sources).
+
+Task (b, i) is built from `task_rng(seed, b, i)` and the quota snapshot of its batch, and
+from nothing else, so the process that builds it does not matter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Callable
+
+from racesl.graph.signature import SignatureGraph, build_graph
+from racesl.operators.build import Builder
+from racesl.records import Task
+from racesl.sample.seeding import item_rng
+from racesl.search.config import CompileConfig
+from racesl.search.engine import Search
+
+CHUNK = 8  # indices a forked worker claims at a time
+
+
+def task_rng(seed: int, block: int, i: int):
+    """The random source of task i of block b. Block 0 keeps the key tasks had before there
+    were blocks, so a compile of one block is what it always was."""
+    return item_rng(seed, "task", i) if block == 0 else item_rng(seed, "task", block, i)
+
+
+class Generator:
+    def __init__(self, lib, cfg: CompileConfig, graph: SignatureGraph | None = None, sandbox=None):
+        self.lib = lib
+        self.cfg = cfg
+        self.solver = None
+        t0 = time.perf_counter()
+        if graph is None:
+            graph, self.solver = build_graph(lib.envs.values(), cfg.solver)
+        self.graph = graph
+        self.pruned: dict[str, str] = {}
+        if self.solver is not None:
+            for q, env in sorted(lib.envs.items()):
+                why = self.solver.cached.degenerate(env.output, cfg.filters)
+                if why:
+                    self.pruned[q] = why  # every output would be dropped: never run it
+            self.solver.cached.save()
+        # the whole solver-backed part: classification, pruning, cache reads and writes
+        self.solver_seconds = time.perf_counter() - t0 if self.solver is not None else 0.0
+        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned), sandbox=sandbox)
+        self.builder = Builder(self.search, cfg.templates)
+        self.ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
+
+    @property
+    def mean_size(self) -> float:
+        return sum((lo + hi) / 2 for _, lo, hi in self.ops) / len(self.ops)
+
+    def build(self, i: int, quota: dict[str, float], block: int = 0) -> tuple[int, Task | None, Counter]:
+        rng = task_rng(self.cfg.seed, block, i)
+        name, lo, hi = self.ops[rng.randrange(len(self.ops))]
+        stats: Counter = Counter()
+        if name != "parallel":  # chains shorter than min_path are degenerate
+            lo = max(lo, self.cfg.filters.min_path)
+            if lo > hi:
+                stats["min_path"] += 1
+                return i, None, stats
+        size = rng.randint(lo, hi)
+        task = getattr(self.builder, name)(rng, size, quota, stats)
+        return i, task, stats
+
+    def build_many(self, indices, quota: dict[str, float], block: int = 0) -> list:
+        from racesl.runtime.watchdog import WATCHDOG
+
+        with WATCHDOG.session():
+            return [self.build(i, quota, block) for i in indices]
+
+    def build_claimed(self, claim, end: int, quota: dict[str, float], block: int = 0,
+                      until: Callable[[], bool] | None = None) -> list:
+        """Build chunks of indices claimed from the shared counter `claim` until it reaches
+        `end`, or until `until()` says to stop (asked before each claim)."""
+        out = []
+        while until is None or not until():
+            with claim.get_lock():
+                lo = claim.value
+                if lo >= end:
+                    return out
+                hi = claim.value = min(lo + CHUNK, end)
+            out.extend(self.build_many(range(lo, hi), quota, block))
+        return out

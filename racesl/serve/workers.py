@@ -1,0 +1,193 @@
+"""The scoring processes behind `racesc serve`.
+
+Each worker is a process forked from the server (it shares the task index), with an
+address-space limit, that scores batches of `(task id, completion)` pairs sent over a
+socket pair; the server talks to it without threads, from its event loop. A worker that
+takes longer than the time limit over one batch is killed and replaced (those completions
+get status `timeout`); one that dies while scoring (a signal, the memory limit) is
+replaced and the batch runs once more on its successor, then reports `error`. Workers die
+with the server (die_with_parent).
+
+Every fork happens on the event loop's thread, the one that lives as long as the server:
+the kernel's parent-death signal follows the thread that forked (runtime.children).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import socket
+import struct
+
+from racesl.rewards.score import verdict
+from racesl.runtime.children import close_in_forks, die_with_parent, limit_memory
+
+CHUNK = 64  # completions one worker scores at a time: a long list is spread over the workers
+_HEADER = struct.Struct("!Q")  # the byte length of the pickle that follows
+
+
+def judge(index, task_id, completion) -> tuple[float, str, str]:
+    """(score, status, detail) of one completion: `verdict`, or `unknown_id`."""
+    record = index.get(task_id)
+    if record is None:
+        return 0.0, "unknown_id", f"no task with id {task_id!r}"[:300]
+    v = verdict(record, completion)
+    return v.score, v.status, v.detail
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if not k:
+            raise EOFError
+        got += k
+    return bytes(buf)
+
+
+def _work(sock: socket.socket, index, ppid: int, memory_mb: int) -> None:
+    """A worker's life: read a batch, score it, send the answers; exit when the server goes."""
+    die_with_parent(ppid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle: it stops them
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    limit_memory(memory_mb)
+    try:
+        while True:
+            (n,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+            batch = pickle.loads(_recv_exact(sock, n))
+            out = pickle.dumps([judge(index, tid, c) for tid, c in batch], protocol=pickle.HIGHEST_PROTOCOL)
+            sock.sendall(_HEADER.pack(len(out)) + out)
+    except (EOFError, OSError):
+        pass
+    finally:
+        os._exit(0)
+
+
+class _Worker:
+    """One scoring process and the server's end of its socket."""
+
+    def __init__(self, index, memory_mb: int):
+        here, there = socket.socketpair()
+        ctx = mp.get_context("fork")
+        self.proc = ctx.Process(target=_run_child, args=(there, here, index, os.getpid(), memory_mb),
+                                daemon=True)
+        self.proc.start()
+        there.close()
+        here.setblocking(False)
+        close_in_forks(here)  # later workers do not hold this one's socket open
+        self.sock = here
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    async def ask(self, batch: list) -> list:
+        loop = asyncio.get_running_loop()
+        data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
+        await loop.sock_sendall(self.sock, _HEADER.pack(len(data)) + data)
+        (n,) = _HEADER.unpack(await self._read(loop, _HEADER.size))
+        return pickle.loads(await self._read(loop, n))
+
+    async def _read(self, loop, n: int) -> bytes:
+        buf = bytearray(n)
+        view, got = memoryview(buf), 0
+        while got < n:
+            k = await loop.sock_recv_into(self.sock, view[got:])
+            if not k:
+                raise EOFError("the worker closed its socket")
+            got += k
+        return bytes(buf)
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except (OSError, ValueError):
+            pass
+        self.proc.join(5)
+        self.sock.close()
+
+
+def _run_child(sock, parent_end, index, ppid: int, memory_mb: int) -> None:
+    parent_end.close()
+    _work(sock, index, ppid, memory_mb)
+
+
+class Pool:
+    """`size` workers scoring against `index`; `timeout` seconds a batch."""
+
+    def __init__(self, index, size: int, timeout: float = 10.0, memory_mb: int = 2048):
+        self.index, self.timeout, self.memory_mb = index, timeout, memory_mb
+        self.size = size
+        self.replaced = 0  # workers killed or found dead, and started anew
+        self._all: list[_Worker] = []
+        self._idle: asyncio.Queue | None = None
+
+    def start(self) -> None:
+        """Fork the workers (on the event loop's thread: call from inside the loop)."""
+        self._idle = asyncio.Queue()
+        for _ in range(self.size):
+            w = _Worker(self.index, self.memory_mb)
+            self._all.append(w)
+            self._idle.put_nowait(w)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.pid for w in self._all]
+
+    def alive(self) -> int:
+        return sum(w.proc.is_alive() for w in self._all)
+
+    def reap(self) -> int:
+        """Replace the idle workers that have died (a health check calls this, so that a
+        worker killed between requests is back before the next one); how many."""
+        idle = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
+        dead = 0
+        for w in idle:
+            if not w.proc.is_alive():
+                w, dead = self._replace(w), dead + 1
+            self._idle.put_nowait(w)
+        return dead
+
+    async def score(self, items: list) -> list[tuple[float, str, str]]:
+        """(score, status, detail) of each `(task id, completion)` pair, in order."""
+        if len(items) <= CHUNK:
+            return await self._batch(items)
+        parts = await asyncio.gather(*(self._batch(items[i:i + CHUNK]) for i in range(0, len(items), CHUNK)))
+        return [v for part in parts for v in part]
+
+    async def _batch(self, batch: list) -> list:
+        w = await self._idle.get()
+        if not w.proc.is_alive():  # died while idle
+            w = self._replace(w)
+        try:
+            for attempt in (1, 2):
+                try:
+                    return await asyncio.wait_for(w.ask(batch), self.timeout)
+                except asyncio.TimeoutError:
+                    w = self._replace(w)
+                    why = f"no answer within {self.timeout:g} s: the worker was stopped"
+                    return [(0.0, "timeout", why)] * len(batch)
+                except (EOFError, OSError):  # the worker died with the batch
+                    w = self._replace(w)
+            return [(0.0, "error", "the scoring worker died twice on this batch")] * len(batch)
+        except asyncio.CancelledError:  # the request went away: the worker may still be busy
+            w = self._replace(w)
+            raise
+        finally:
+            self._idle.put_nowait(w)
+
+    def _replace(self, w: _Worker) -> _Worker:
+        w.kill()
+        new = _Worker(self.index, self.memory_mb)
+        self._all[self._all.index(w)] = new
+        self.replaced += 1
+        return new
+
+    def close(self) -> None:
+        for w in self._all:
+            w.kill()
+        self._all.clear()
