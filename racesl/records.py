@@ -63,7 +63,7 @@ def dumps(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-FORMATS = ("jsonl", "parquet", "verl")
+FORMATS = ("jsonl", "parquet", "verl", "skyrl", "nemo-gym")  # files; `racesc compile --format hf` writes a folder
 ROW_GROUP = 10_000  # Parquet rows buffered before they go to the file as one row group
 
 
@@ -80,7 +80,8 @@ class RecordWriter:
         self.rows: list[tuple[int, dict]] = []
         self.count = 0
         self._parquet = None
-        self._file = open(path, "w", encoding="utf-8", newline="\n") if fmt == "jsonl" else None
+        self._file = open(path, "w", encoding="utf-8", newline="\n") if fmt in ("jsonl", "nemo-gym") else None
+        self._row = nemo_gym_row if fmt == "nemo-gym" else None
         self._path = path
 
     def add(self, record: dict, index: int | None = None) -> None:
@@ -88,7 +89,7 @@ class RecordWriter:
         index = self.count if index is None else index
         self.count += 1
         if self._file is not None:
-            self._file.write(dumps(record) + "\n")
+            self._file.write(dumps(self._row(record) if self._row else record) + "\n")
             return
         self.rows.append((index, record))
         if len(self.rows) >= ROW_GROUP:
@@ -97,13 +98,18 @@ class RecordWriter:
     def _flush(self) -> None:
         if not self.rows:
             return
-        table = _verl_table(self.rows, self.data_source) if self.fmt == "verl" else _table([r for _, r in self.rows])
+        table = self._table(self.rows)
         if self._parquet is None:
             import pyarrow.parquet as pq
 
             self._parquet = pq.ParquetWriter(self._path, table.schema, compression="zstd", write_statistics=False)
         self._parquet.write_table(table)
         self.rows = []
+
+    def _table(self, rows: list[tuple[int, dict]]):
+        if self.fmt in ("verl", "skyrl"):
+            return _verl_table(rows, self.data_source, skyrl=self.fmt == "skyrl")
+        return _table([r for _, r in rows])
 
     def close(self) -> None:
         if self._file is not None:
@@ -113,7 +119,7 @@ class RecordWriter:
         if self._parquet is None:  # no records: still a valid, empty file with the columns
             import pyarrow.parquet as pq
 
-            empty = _verl_table([], self.data_source) if self.fmt == "verl" else _table([])
+            empty = self._table([])
             self._parquet = pq.ParquetWriter(self._path, empty.schema, compression="zstd", write_statistics=False)
         self._parquet.close()
 
@@ -122,6 +128,14 @@ class RecordWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def nemo_gym_row(record: dict) -> dict:
+    """A NeMo Gym dataset row: the model's request (`responses_create_params.input`, the
+    Responses API's messages), then what the resources server's `verify` reads: the id and
+    the whole record."""
+    return {"responses_create_params": {"input": [{"role": "user", "content": record["prompt"]}]},
+            "id": record["id"], "record": record}
 
 
 def write_records(records: Iterable[dict], path: str | Path, fmt: str = "jsonl", data_source: str = "racesl") -> None:
@@ -168,8 +182,12 @@ def _table(records: list[dict]):
     return pa.table(cols)
 
 
-def _verl_table(rows: list[tuple[int, dict]], data_source: str):
-    """verl's RL parquet: data_source, prompt (chat messages), ability, reward_model, extra_info."""
+SKYRL_ENV = "racesl"  # the env_class of SkyRL rows: racesl.integrations.skyrl registers it
+
+
+def _verl_table(rows: list[tuple[int, dict]], data_source: str, skyrl: bool = False):
+    """verl's RL parquet: data_source, prompt (chat messages), ability, reward_model, extra_info;
+    SkyRL's adds env_class and reward_spec (SkyRL-Gym hands the row's fields to the env)."""
     import pyarrow as pa
 
     message = pa.struct([("role", pa.string()), ("content", pa.string())])
@@ -179,7 +197,8 @@ def _verl_table(rows: list[tuple[int, dict]], data_source: str):
         ("ability", pa.string()),
         ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
         ("extra_info", pa.struct([("index", pa.int64()), ("id", pa.string()), ("record", pa.string())])),
-    ])
+    ] + ([("env_class", pa.string()), ("reward_spec", pa.struct([("method", pa.string()),
+                                                                 ("ground_truth", pa.string())]))] if skyrl else []))
     cols = {
         "data_source": [data_source] * len(rows),
         "prompt": [[{"role": "user", "content": r["prompt"]}] for _, r in rows],
@@ -187,6 +206,9 @@ def _verl_table(rows: list[tuple[int, dict]], data_source: str):
         "reward_model": [{"style": "rule", "ground_truth": r["answer"]} for _, r in rows],
         "extra_info": [{"index": k, "id": r["id"], "record": json.dumps(r, ensure_ascii=False)} for k, r in rows],
     }
+    if skyrl:
+        cols["env_class"] = [SKYRL_ENV] * len(rows)
+        cols["reward_spec"] = [{"method": "rule", "ground_truth": r["answer"]} for _, r in rows]
     return pa.table(cols, schema=schema)
 
 
@@ -210,4 +232,7 @@ def read_records(path: str | Path) -> list[dict]:
             return [json.loads(r["extra_info"]["record"]) for r in rows]
         return [from_parquet_row(r) for r in rows]
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        rows = [json.loads(line) for line in f if line.strip()]
+    if rows and isinstance(rows[0], dict) and "responses_create_params" in rows[0] and "record" in rows[0]:
+        return [r["record"] for r in rows]  # NeMo Gym rows carry the record
+    return rows

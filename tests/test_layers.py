@@ -71,6 +71,7 @@ LAYERS: list[tuple[str, str]] = [
     ("train", "*"),
     ("evolve", "*"),  # the pool grows itself: generator prompts, the loop, GRPO in two roles
     ("serve", "*"),  # the HTTP reward server: records by id, scoring workers, trainer shapes
+    ("integrations", "*"),  # hubs: Hugging Face datasets, OpenEnv, NeMo Gym (each behind its extra)
     ("lsp", "*"),
     ("cli", "*"),
     ("__main__", "*"),

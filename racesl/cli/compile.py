@@ -43,7 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--operators", metavar="SPEC",
                    help="operators and sizes, e.g. sequential=2-12,parallel=2-12,sort=2-6,select=2-6,branch,loop")
     p.add_argument("--config", metavar="TOML", help="a races.toml (default: ./races.toml when present)")
-    p.add_argument("--format", choices=FORMATS, default=None, help="jsonl (default), parquet, or verl's parquet")
+    p.add_argument("--format", choices=FORMATS + ("hf",), default=None,
+                   help="jsonl (default), parquet, verl's parquet, skyrl (verl's with env_class and reward_spec), "
+                        "nemo-gym (JSONL rows for NeMo Gym), or hf (a Hugging Face datasets folder at OUT; needs "
+                        "datasets); see docs/integrations.md")
     p.add_argument("--filter", action="append", default=[], metavar="NAME=VALUE",
                    help="override a filter, e.g. max_int=1000, repeated_char=false, drop_values=[0,1]")
     p.add_argument("--no-audit", dest="audit", action="store_false",
@@ -120,7 +123,7 @@ def _config(args):
     fmt = args.format
     out = args.output
     if out is None:
-        out = "tasks.parquet" if fmt in ("parquet", "verl") else "tasks.jsonl"
+        out = "tasks.hf" if fmt == "hf" else "tasks.parquet" if fmt in ("parquet", "verl", "skyrl") else "tasks.jsonl"
     if fmt is None:
         fmt = "parquet" if out.endswith(".parquet") else "jsonl"
     return CompileConfig(**kw), paths or ["."], include, out, fmt
@@ -143,6 +146,7 @@ class _Sample:
 
 def execute(args) -> int:
     import time
+    from pathlib import Path
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -163,6 +167,13 @@ def execute(args) -> int:
         cfg, paths, include, out, fmt = _config(args)
     except (ConfigError, ValueError, OSError) as e:
         return fail(str(e))
+    if fmt == "hf":
+        import importlib.util
+
+        if importlib.util.find_spec("datasets") is None:
+            return fail("--format hf needs the datasets package: pip install 'racesl[hf]'")
+        if Path(out).exists() and not Path(out, "dataset_info.json").exists() and not Path(out, "state.json").exists():
+            return fail(f"{out} exists and is not a saved dataset: give --format hf a new folder (or a dataset's)")
     if args.ray is not None:
         from racesl.compile.ray import RayMissing, check_address
 
@@ -196,7 +207,7 @@ def execute(args) -> int:
 
     def compile_into(tmp: str, progress=None) -> None:
         nonlocal summary
-        with RecordWriter(tmp, fmt) as writer:
+        with RecordWriter(tmp, "parquet" if fmt == "hf" else fmt) as writer:
             def emit(index, task):
                 record = to_record(task, index, cfg.seed, lib.hash)
                 writer.add(record, index)
@@ -206,19 +217,31 @@ def execute(args) -> int:
             summary = compile_stream(lib, cfg, emit, args.workers, blocks=blocks, ray=args.ray,
                                      progress=progress, sandbox=sandbox)
 
-    # OUT is the commit point: present means its sidecar is too; records stream into its
-    # temporary file as batches merge, and an interrupted compile leaves nothing half-written
-    try:
+    def write_all(progress=None) -> None:
+        if fmt == "hf":  # records to a temporary Parquet file, then the dataset folder (its sidecar inside)
+            import tempfile
+
+            from racesl.integrations.hf import save_parquet
+
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(prefix=f".{Path(out).name}.", dir=Path(out).parent) as d:
+                compile_into(f"{d}/records.parquet", progress)
+                save_parquet(f"{d}/records.parquet", out, lib)
+            return
+        # OUT is the commit point: present means its sidecar is too; records stream into its
+        # temporary file as batches merge, and an interrupted compile leaves nothing half-written
         with written_together():
-            if args.quiet:
-                atomic_write(out, compile_into)
-            else:
-                with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                              console=err, transient=True) as prog:
-                    bar = prog.add_task("tasks", total=expected)
-                    atomic_write(out, lambda tmp: compile_into(
-                        tmp, lambda done, total: prog.update(bar, completed=done)))
+            atomic_write(out, lambda tmp: compile_into(tmp, progress))
             write_sidecar(lib, out + ".library.json")
+
+    try:
+        if args.quiet:
+            write_all()
+        else:
+            with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=err, transient=True) as prog:
+                bar = prog.add_task("tasks", total=expected)
+                write_all(lambda done, total: prog.update(bar, completed=done))
     except RuntimeError as e:  # Ray unreachable, a worker that failed: said in a line, nothing written
         from racesl.compile.ray import RayMissing
 
