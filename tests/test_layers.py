@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, str]] = [
     ("generation", ""),  # text from a model: in process (transformers) or an OpenAI-compatible server
     # the language, front to back
     ("syntax", "diagnostics resources"),  # lexer, parser, AST, the AST → Python printer
+    ("format", "diagnostics syntax"),  # racesc fmt: the canonical layout of a file
     ("types", "diagnostics syntax"),  # types and reading refinements into bounds
     ("solver", "racesl atomic diagnostics syntax types"),  # Z3: edges, pruning, int bounds
     ("check", "diagnostics resources text syntax types solver"),  # load, resolve, check
@@ -54,7 +55,7 @@ LAYERS: list[tuple[str, str]] = [
     ("library", "racesl diagnostics text cache types check runtime lower sample"),  # a compiled library
     ("sandbox_runner", "library lower runtime"),  # library runs in worker processes (--untrusted)
     ("probe", "diagnostics text syntax types runtime lower sample library"),  # check's sampling probe
-    ("catalogue", "atomic text types check runtime sample"),  # descriptions' examples, the catalogue page
+    ("catalogue", "atomic text syntax types check runtime sample format"),  # descriptions' examples, the catalogue page
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph
     ("search", "diagnostics text cache templates types runtime check sample graph"),  # chains, filters, config

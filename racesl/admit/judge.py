@@ -24,6 +24,8 @@ from typing import Any
 
 import attrs
 
+from racesl.syntax.docstrings import description as docstring_text
+
 OK = "ok"  # Reply.status of a reply that came back
 
 REVIEW_SYSTEM = ("You review environments of a task library for reinforcement learning. An environment is a "
@@ -118,7 +120,8 @@ def env_entries(text: str, sigs: dict | None = None, names=None) -> list[dict]:
             params = ", ".join(_source(text, p) for p in f.params)
             ret = f" -> {_source(text, f.returns)}" if f.returns is not None else ""
             signature = f"env {f.name}({params}){ret}"
-            description = f.docstring.value if f.docstring is not None and isinstance(f.docstring.value, str) else ""
+            doc = f.docstring.value if f.docstring is not None else None
+            description = docstring_text(doc) if isinstance(doc, str) else ""
         code = _source(text, f)
         parts, left, omitted = [], MAX_CODE - len(code), []
         for h in _used(f, defs, types):

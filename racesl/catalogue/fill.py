@@ -16,6 +16,7 @@ from pathlib import Path
 from racesl.atomic import atomic_write
 from racesl.catalogue.examples import parse
 from racesl.check.model import EnvSig
+from racesl.format import format_source
 from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
 from racesl.sample.seeding import item_rng
@@ -114,16 +115,26 @@ def add_examples(lib, envs: list[EnvSig]) -> tuple[dict[str, int], list[str]]:
     written = {}
     for path, items in by_file.items():
         text = Path(path).read_text(encoding="utf-8")
-        n = 0
+        formatted = _formatted(text, path)
+        edits = []
         for env, sentence in items:
-            quoted = f'"""{env.description}"""'
-            if text.count(quoted) != 1:
+            doc = env.node.docstring
+            literal = text[doc.span.start:doc.span.end] if doc is not None else ""
+            if not (literal.startswith('"""') and literal.endswith('"""')) or "\\" in literal:
                 skipped.append(f"{env.qualname}: its docstring is not one plain \"\"\"...\"\"\" literal")
                 continue
             body = env.description.rstrip()
             sep = "" if body.endswith((".", "!", "?")) else "."
-            text = text.replace(quoted, f'"""{body}{sep} {sentence}"""')
-            n += 1
+            edits.append((doc.span.start, doc.span.end, f'"""{body}{sep} {sentence}"""'))
+        for start, end, new in sorted(edits, reverse=True):
+            text = text[:start] + new + text[end:]
+        if formatted:  # keep a file in the canonical layout in it (racesc fmt)
+            text = format_source(text, path).text
         atomic_write(path, lambda tmp, text=text: Path(tmp).write_text(text, encoding="utf-8"))
-        written[path] = n
+        written[path] = len(edits)
     return written, skipped
+
+
+def _formatted(text: str, path: str) -> bool:
+    result = format_source(text, path)
+    return result.ok and result.text == text

@@ -11,6 +11,7 @@ from __future__ import annotations
 from racesl.catalogue.examples import Checked, check
 from racesl.check.model import EnvSig, declared_name, declared_param
 from racesl.runtime.contract import canonical
+from racesl.syntax import ast as A
 from racesl.text import plural
 from racesl.types import types as T
 
@@ -35,8 +36,9 @@ def _module_comment(text: str) -> list[str]:
     return out
 
 
-def _declared_types(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith(("type ", "newtype "))]
+def _declared_types(cm) -> list[str]:
+    """The module's type declarations as written (a long one over several lines)."""
+    return [cm.text[it.span.start:it.span.end].rstrip() for it in cm.ast.items if isinstance(it, A.TypeDecl)]
 
 
 def _prose(description: str, example_text: str) -> str:
@@ -71,7 +73,7 @@ def render(checked, lib, *, paths: str, out: str) -> tuple[str, list[Checked]]:
         comment = _module_comment(cm.text)
         if comment:
             lines += [*comment, ""]
-        types = _declared_types(cm.text)
+        types = _declared_types(cm)
         if types:
             lines += ["```", *types, "```", ""]
         for e in cm.envs.values():

@@ -16,6 +16,7 @@ from racesl.check.loader import Source
 from racesl.check.model import CheckedModule, EnvSig, HelperSig, Setting
 from racesl.diagnostics import Diagnostic, Label, Severity, Span
 from racesl.syntax import ast as A
+from racesl.syntax.docstrings import description
 from racesl.syntax.emit import expr_text, qualify
 from racesl.text import article, plural
 from racesl.types import types as T
@@ -312,7 +313,7 @@ class ModuleChecker:
             qualname=f"{self.name}.{fn.name}", module=self.name, name=fn.name,
             pyname=qualify(self.name, fn.name), input_name=params[0][0], input=params[0][1],
             settings=tuple(Setting(n, t) for n, t in params[1:]), output=returns,
-            description=fn.docstring.value.strip() if fn.docstring else "", tags=(), samplers=(),
+            description=description(fn.docstring.value) if fn.docstring else "", tags=(), samplers=(),
             verify=None, laws=(), path=self.path, span=fn.name_span, node=fn)
 
     def check_body(self, fn: A.FuncDef) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from racesl.syntax.decorators import DECORATORS, LAWS  # noqa: F401 — re-exported: the checker reads them here
 from racesl.types import builtins as _table
 
 Arity = tuple[int, "int | None", frozenset[str]]  # (min args, max args or None, allowed keywords)
@@ -24,8 +25,6 @@ TUPLE_METHODS = _arities(_table.methods("Tuple"))
 RNG_METHODS = _arities(_table.methods("rng"))
 ALL_METHODS: dict[str, Arity] = _table.methods_all()  # a receiver of unknown type
 
-DECORATORS = ("sample", "tags", "verify", "laws")
-LAWS = ("idempotent", "involution")
 CONSTANTS = {"True", "False"}
 
 _DUNDER = re.compile(r"^__.*__$")

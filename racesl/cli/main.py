@@ -8,6 +8,7 @@ import sys
 
 COMMANDS = {
     "check": ("racesl.cli.check", "type-check .races files and sample every environment"),
+    "fmt": ("racesl.cli.fmt", "rewrite .races files in the canonical layout (--check: only say which would change)"),
     "run": ("racesl.cli.run", "run one environment on given inputs"),
     "compile": ("racesl.cli.compile", "compose environments into task records"),
     "score": ("racesl.cli.score", "score completions against task records"),

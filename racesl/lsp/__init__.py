@@ -6,7 +6,8 @@ the loader reads them), recording (tables that log reads), replay (re-checking a
 replaying what did not change), driver (cached `check_paths`), analysis (the workspace:
 open documents, the last good analysis, the library), index (resolved name occurrences),
 diagnostics, hover, completion, definition (and references), symbols, semantic_tokens,
-code_actions, sampling (the probe of `racesc check` on save, in a child process), and
-server (the pygls wiring, debounce).
+code_actions, signature_help, inlay_hints (output_bounds: an Int output's inferred
+bounds), sampling (the probe of `racesc check` on save, in a child process), and server
+(the pygls wiring, debounce).
 Only `server.py` imports pygls; the features use lsprotocol's types.
 """

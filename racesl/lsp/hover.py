@@ -88,37 +88,54 @@ def declared_signature(fn: A.FuncDef) -> str:
     return f"{fn.kind} {fn.name}({params}){ret}"
 
 
-def composition_counts(envs: list[EnvSig], q: EnvSig) -> tuple[int, int, int, int]:
-    """(predecessors, proved of them, successors, proved of them) of one environment in the
-    signature graph of `envs`: the rule of `SignatureGraph` (equal shapes; terminal
-    environments end chains; edges classified syntactically), for one node only."""
-    from racesl.graph.signature import PROVED, syntactic_classify
+Edges = list[tuple[EnvSig, str]]  # (environment, edge kind)
 
-    np = kp = ns = ks = 0
+
+def composition_edges(envs: list[EnvSig], q: EnvSig) -> tuple[Edges, Edges]:
+    """(predecessors, successors) of one environment in the signature graph of `envs`, each
+    with its edge's kind: the rule of `SignatureGraph` (equal shapes; terminal environments
+    end chains; edges classified syntactically), for one node only."""
+    from racesl.graph.signature import syntactic_classify
+
+    before: Edges = []
+    after: Edges = []
     qin, qout = T.erase(q.input), T.erase(q.output)
     for e in envs:
         if not e.terminal and T.erase(e.output) == qin:
             kind = syntactic_classify(e.output, q.input)
             if kind is not None:
-                np += 1
-                kp += kind == PROVED
+                before.append((e, kind))
         if not q.terminal and T.erase(e.input) == qout:
             kind = syntactic_classify(q.output, e.input)
             if kind is not None:
-                ns += 1
-                ks += kind == PROVED
-    return np, kp, ns, ks
+                after.append((e, kind))
+    return before, after
 
 
-def composition_line(view: View, sig: EnvSig) -> str | None:
+def composition_counts(envs: list[EnvSig], q: EnvSig) -> tuple[int, int, int, int]:
+    """(predecessors, proved of them, successors, proved of them) of one environment."""
+    from racesl.graph.signature import PROVED
+
+    before, after = composition_edges(envs, q)
+    return (len(before), sum(k == PROVED for _, k in before), len(after), sum(k == PROVED for _, k in after))
+
+
+def library_envs(view: View, sig: EnvSig) -> list[EnvSig] | None:
+    """Every environment of the loaded library, `sig` included; None when it cannot be loaded."""
     try:
         lib = view.ws.library()
     except Exception:  # noqa: BLE001 — the library is best effort
         return None
     envs = lib.envs()
-    names = {e.qualname for e in envs}
-    if sig.qualname not in names:
+    if sig.qualname not in {e.qualname for e in envs}:
         envs = envs + [sig]
+    return envs
+
+
+def composition_line(view: View, sig: EnvSig) -> str | None:
+    envs = library_envs(view, sig)
+    if envs is None:
+        return None
     np, kp, ns, ks = composition_counts(envs, sig)
     return (f"composes after {plural(np, 'env')} ({kp} proved) · "
             f"before {plural(ns, 'env')} ({ks} proved) in the loaded library ({plural(len(envs), 'env')})")

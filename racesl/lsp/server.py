@@ -31,13 +31,19 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from racesl import __version__
 from racesl.lsp import code_actions as CA
+from racesl.lsp import code_lens as CL
 from racesl.lsp import completion as CO
 from racesl.lsp import definition as DE
 from racesl.lsp import diagnostics as DG
+from racesl.lsp import formatting as FM
 from racesl.lsp import hover as HO
 from racesl.lsp import index as I
+from racesl.lsp import inlay_hints as IH
+from racesl.lsp import rename as RN
 from racesl.lsp import sampling as SA
+from racesl.lsp import signature_help as SH
 from racesl.lsp import symbols as SY
+from racesl.lsp import workspace_symbols as WS
 from racesl.lsp.analysis import Analysis, Workspace
 from racesl.lsp.context import Positions, View
 from racesl.lsp.documents import uri_to_path
@@ -96,6 +102,8 @@ def _guard(default=None):
         def wrapped(*args, **kwargs):
             try:
                 return f(*args, **kwargs)
+            except JsonRpcException:
+                raise  # a deliberate refusal (rename): the client gets it as an error response
             except Exception:  # noqa: BLE001 — log, answer empty, keep serving
                 log.exception("racesl lsp: %s failed", f.__name__)
                 return default() if callable(default) else default
@@ -374,6 +382,68 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     @_guard(list)
     def code_action(params: L.CodeActionParams) -> list[L.CodeAction]:
         return CA.code_actions(params.text_document.uri, params)
+
+    @server.feature(L.TEXT_DOCUMENT_SIGNATURE_HELP, L.SignatureHelpOptions(trigger_characters=["(", ","]))
+    @_guard()
+    def signature_help(params: L.SignatureHelpParams) -> L.SignatureHelp | None:
+        v = server.view(params.text_document.uri)
+        if v is None:
+            return None
+        offsets, markdown = SH.client_options(server.client_capabilities)
+        return SH.signature_help(v, params.position, offsets, markdown)
+
+    @server.feature(L.TEXT_DOCUMENT_INLAY_HINT)
+    @_guard(list)
+    def inlay_hint(params: L.InlayHintParams) -> list[L.InlayHint]:
+        v = server.view(params.text_document.uri)
+        return IH.inlay_hints(v, params.range) if v is not None else []
+
+    @server.feature(L.TEXT_DOCUMENT_FORMATTING)
+    @_guard()
+    def formatting(params: L.DocumentFormattingParams) -> list[L.TextEdit] | None:
+        doc = server.ws.docs.get(params.text_document.uri)
+        if doc is None:
+            return None
+        return FM.format_document(doc.text, uri_to_path(params.text_document.uri), server.enc)
+
+    # ------------------------------------------------ rename, workspace symbols, code lens
+
+    def analyze_open() -> None:  # (cross-module features see every open document's latest text)
+        for uri in list(server.ws.docs):
+            server.analyze_now(uri)
+
+    @server.feature(L.TEXT_DOCUMENT_PREPARE_RENAME)
+    @_guard()
+    def prepare_rename(params: L.PrepareRenameParams) -> L.PrepareRenamePlaceholder | None:
+        v = server.view(params.text_document.uri)
+        return RN.prepare_rename(v, params.position) if v is not None else None
+
+    @server.feature(L.TEXT_DOCUMENT_RENAME)
+    @_guard()
+    def rename(params: L.RenameParams) -> L.WorkspaceEdit | None:
+        analyze_open()
+        v = server.view(params.text_document.uri)
+        if v is None:
+            return None
+        return RN.rename(v, params.position, params.new_name, RN.wants_document_changes(server.client_capabilities))
+
+    @server.feature(L.WORKSPACE_SYMBOL)
+    @_guard(list)
+    def workspace_symbol(params: L.WorkspaceSymbolParams) -> list[L.WorkspaceSymbol]:
+        analyze_open()
+        return WS.workspace_symbols(server.ws, params.query or "", server.enc)
+
+    @server.feature(L.TEXT_DOCUMENT_CODE_LENS)
+    @_guard(list)
+    def code_lens(params: L.CodeLensParams) -> list[L.CodeLens]:
+        v = server.view(params.text_document.uri)
+        return CL.code_lenses(v) if v is not None else []
+
+    @server.feature(L.CODE_LENS_RESOLVE)
+    @_guard()
+    def code_lens_resolve(lens: L.CodeLens) -> L.CodeLens:
+        uri = lens.data.get("uri") if isinstance(lens.data, dict) else None
+        return CL.resolve(server.view(uri) if isinstance(uri, str) else None, lens)
 
     return server
 

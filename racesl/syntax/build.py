@@ -40,6 +40,9 @@ def source_text(text: str, span: Span) -> str:
     if "\n" in s:
         if "#" in s:
             return ""  # a comment inside a bracketed, multi-line refinement
+        s = re.sub(r"([(\[{])[ \t]*\r?\n[ \t]*", r"\1", s)  # a break after an opener,
+        s = re.sub(r",?[ \t]*\r?\n[ \t]*([\]}])", r"\1", s)  # before a closer (and its comma;
+        s = re.sub(r"[ \t]*\r?\n[ \t]*\)", ")", s)  # kept before `)`: `(x,)` is a tuple)
         s = re.sub(r"\\?[ \t]*\r?\n[ \t]*", " ", s)
     return s.strip()
 

@@ -16,6 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENTS = ["neovim", "visual-studio-code"]
+ENC = {"neovim": "utf-8", "visual-studio-code": "utf-16"}  # the position encoding each negotiates
 PUBLISH = "textDocument/publishDiagnostics"
 
 DEMO = '''\
@@ -59,6 +60,30 @@ def expected_units(line: str, col: int, enc: str) -> int:
     if enc == "utf-16":
         return len(prefix.encode("utf-16-le")) // 2
     return len(prefix)
+
+
+def server_config():
+    """pytest-lsp's configuration: `racesc lsp` as a child process, our client class."""
+    from pytest_lsp import ClientServerConfig
+
+    return ClientServerConfig(server_command=server_command(), client_factory=make_client, server_env=server_env())
+
+
+async def start_session(lsp_client, profile: str, root: Path, files: dict[str, str] | None = None, **options):
+    """Initialize as the client `profile` with `root` (holding `files`, name → text) as the
+    workspace folder; `options` join the initialization options (debounce 10 ms). The client
+    keeps root, profile, enc and the initialize result."""
+    from lsprotocol import types as L
+    from pytest_lsp import client_capabilities
+
+    for name, text in (files or {}).items():
+        (root / name).write_text(text, encoding="utf-8")
+    lsp_client.result = await lsp_client.initialize_session(L.InitializeParams(
+        capabilities=client_capabilities(profile), root_uri=root.as_uri(),
+        workspace_folders=[L.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+        initialization_options={"debounceMs": 10, **options}))
+    lsp_client.root, lsp_client.profile, lsp_client.enc = root, profile, ENC[profile]
+    return lsp_client.result
 
 
 def make_client():

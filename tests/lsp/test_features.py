@@ -17,10 +17,9 @@ from racesl.lsp import code_actions as CA  # noqa: E402
 from racesl.lsp import completion as CO  # noqa: E402
 from racesl.lsp import definition as DE  # noqa: E402
 from racesl.lsp import hover as HO  # noqa: E402
-from racesl.lsp import index as I  # noqa: E402
-from racesl.lsp.analysis import Workspace  # noqa: E402
 from racesl.lsp.context import View  # noqa: E402
 from racesl.lsp.semantic_tokens import TOKEN_TYPES, SemanticTokens  # noqa: E402
+from tests.lsp.views import make_view  # noqa: E402
 
 SRC = '''\
 import numbers
@@ -39,11 +38,7 @@ env label(n: Nat, k: Int where 1 <= it <= 3) -> Str:
 
 
 def view_of(tmp_path: Path, text: str = SRC, name: str = "feat.races", enc: str = "utf-16") -> View:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    ws = Workspace(roots=[tmp_path])
-    ws.open(path.as_uri(), text)
-    return View(ws, ws.analyze(path.as_uri()), enc, I.Indexer())
+    return make_view(tmp_path, text, name, enc)
 
 
 def pos(text: str, needle: str, offset: int = 0, nth: int = 0) -> L.Position:

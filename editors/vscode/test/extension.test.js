@@ -1,6 +1,7 @@
 // Loads src/extension.js with a stand-in `vscode` module (no VS Code needed) and checks
 // that activation starts a LanguageClient running `racesc lsp` over stdio for `races`
-// documents, with the configured path, arguments and initialization options.
+// documents, with the configured path, arguments and initialization options, and that the
+// code lens command racesl.showComposers opens VS Code's references peek.
 'use strict';
 
 const Module = require('module');
@@ -9,13 +10,21 @@ const path = require('path');
 const config = { serverPath: '/opt/venv/bin/racesc', serverArgs: ['--log-file', '/tmp/l.log'], include: ['mods'], debounceMs: 50 };
 const started = [];
 const commands = {};
+const executed = [];
 const fakeVscode = {
   workspace: {
     getConfiguration: (section) => ({ get: (k) => (section === 'racesl' ? config[k] : undefined) }),
     createFileSystemWatcher: (glob) => ({ glob }),
     onDidChangeConfiguration: () => ({ dispose() {} }),
   },
-  commands: { registerCommand: (name, fn) => { commands[name] = fn; return { dispose() {} }; } },
+  commands: {
+    registerCommand: (name, fn) => { commands[name] = fn; return { dispose() {} }; },
+    executeCommand: async (...args) => { executed.push(args); },
+  },
+  Uri: { parse: (s) => ({ uri: s }) },
+  Position: class { constructor(line, character) { Object.assign(this, { line, character }); } },
+  Range: class { constructor(l0, c0, l1, c1) { Object.assign(this, { start: { line: l0, character: c0 }, end: { line: l1, character: c1 } }); } },
+  Location: class { constructor(uri, range) { Object.assign(this, { uri, range }); } },
   window: { showErrorMessage: (m) => { throw new Error('unexpected error message: ' + m); } },
 };
 class FakeClient {
@@ -52,6 +61,15 @@ function check(cond, msg) {
   check(typeof commands['racesl.restartServer'] === 'function', 'restart command registered');
   await commands['racesl.restartServer']();
   check(started.length === 2 && !c.running && started[1].running, 'restart stops and starts');
+  // the code lens command: LSP JSON arguments → VS Code's references peek
+  check(typeof commands['racesl.showComposers'] === 'function', 'showComposers registered');
+  const loc = { uri: 'file:///w/b.races', range: { start: { line: 3, character: 4 }, end: { line: 3, character: 8 } } };
+  await commands['racesl.showComposers']('file:///w/a.races', { line: 5, character: 4 }, [loc]);
+  const [name, uri, pos, locs] = executed[0] || [];
+  check(name === 'editor.action.showReferences', 'showReferences called');
+  check(uri.uri === 'file:///w/a.races' && pos.line === 5 && pos.character === 4, 'uri and position converted');
+  check(locs.length === 1 && locs[0].uri.uri === 'file:///w/b.races' && locs[0].range.start.line === 3 &&
+        locs[0].range.end.character === 8, 'locations converted');
   config.serverPath = undefined;
   check(ext.serverOptions(fakeVscode.workspace.getConfiguration('racesl')).run.command === 'racesc', 'default racesc');
   await ext.deactivate();

@@ -1,0 +1,35 @@
+"""Helpers of the in-process feature tests: a View of a text without a client, and the
+random edits the fuzz tests make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from racesl.lsp import index as I
+from racesl.lsp.analysis import Workspace
+from racesl.lsp.context import View
+
+
+def make_view(tmp_path: Path, text: str, name: str, enc: str = "utf-16", good: str | None = None,
+              version: int | None = None) -> View:
+    """A View of `text` saved as tmp_path/name; `good`: a text analysed first (the last
+    analysis that parsed stays when `text` does not)."""
+    path = tmp_path / name
+    path.write_text(good or text, encoding="utf-8")
+    ws = Workspace(roots=[tmp_path])
+    uri = path.as_uri()
+    if good is not None:
+        ws.open(uri, good)
+        ws.analyze(uri)
+    ws.open(uri, text, version)
+    a = ws.analyze(uri)
+    assert good is None or ws.last_good[uri].text == good
+    return View(ws, a, enc, I.Indexer())
+
+
+def random_edit(rng, text: str, snippets: list[str]) -> str:
+    """Delete a few characters (three times in ten) or insert a snippet, at a random place."""
+    i = rng.randint(0, len(text))
+    if rng.random() < 0.3 and text:
+        return text[:i] + text[i + rng.randint(1, 6):]
+    return text[:i] + rng.choice(snippets) + text[i:]
