@@ -62,6 +62,19 @@ def expected_units(line: str, col: int, enc: str) -> int:
     return len(prefix)
 
 
+def position(text: str, needle: str, nth: int = 0, offset: int = 0, enc: str = "utf-32"):
+    """LSP position of the `nth` occurrence of needle (+`offset` code points), in `enc` units."""
+    from lsprotocol import types as L
+
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    i += offset
+    line = text.count("\n", 0, i)
+    col = i - (text.rfind("\n", 0, i) + 1)
+    return L.Position(line, expected_units(text.split("\n")[line], col, enc))
+
+
 def server_config():
     """pytest-lsp's configuration: `racesc lsp` as a child process, our client class."""
     from pytest_lsp import ClientServerConfig

@@ -61,18 +61,3 @@ def errors_after(texts: dict[str, str]) -> list[str]:
     """The compiler's errors for these files with these texts."""
     checked = check_paths(sorted(texts), overlay=dict(texts))
     return [f"{Path(d.path).name}:{d.span.line}: {d.code} {d.message}" for d in checked.diagnostics if d.is_error]
-
-
-def position(text: str, needle: str, nth: int = 0, plus: int = 0, enc: str = "utf-32"):
-    """LSP position of the `nth` occurrence of needle (+`plus` code points), in `enc` units."""
-    from lsprotocol import types as L
-
-    from tests.lsp.conftest import expected_units
-
-    i = -1
-    for _ in range(nth + 1):
-        i = text.index(needle, i + 1)
-    i += plus
-    line = text.count("\n", 0, i)
-    col = i - (text.rfind("\n", 0, i) + 1)
-    return L.Position(line, expected_units(text.split("\n")[line], col, enc))

@@ -19,6 +19,7 @@ from racesl.lsp import definition as DE  # noqa: E402
 from racesl.lsp import hover as HO  # noqa: E402
 from racesl.lsp.context import View  # noqa: E402
 from racesl.lsp.semantic_tokens import TOKEN_TYPES, SemanticTokens  # noqa: E402
+from tests.lsp.conftest import position  # noqa: E402
 from tests.lsp.views import make_view  # noqa: E402
 
 SRC = '''\
@@ -42,12 +43,7 @@ def view_of(tmp_path: Path, text: str = SRC, name: str = "feat.races", enc: str 
 
 
 def pos(text: str, needle: str, offset: int = 0, nth: int = 0) -> L.Position:
-    i = -1
-    for _ in range(nth + 1):
-        i = text.index(needle, i + 1)
-    i += offset
-    line = text.count("\n", 0, i)
-    return L.Position(line, i - (text.rfind("\n", 0, i) + 1))
+    return position(text, needle, nth, offset)
 
 
 def labels(v: View, text: str, line_text: str) -> set[str]:

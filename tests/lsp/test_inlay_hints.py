@@ -16,12 +16,11 @@ from lsprotocol import types as L  # noqa: E402
 from racesl.lsp import index as I  # noqa: E402
 from racesl.lsp import inlay_hints as IH  # noqa: E402
 from racesl.lsp import output_bounds as OB  # noqa: E402
-from racesl.lsp.analysis import Workspace  # noqa: E402
 from racesl.lsp.context import View  # noqa: E402
 from racesl.lsp.documents import units  # noqa: E402
 from racesl.syntax import ast as A  # noqa: E402
 from racesl.syntax.parser import parse_module  # noqa: E402
-from tests.lsp.views import make_view, random_edit  # noqa: E402
+from tests.lsp.views import make_view, open_workspace, random_edit  # noqa: E402
 
 SRC = '''\
 from numbers import Nat
@@ -229,10 +228,7 @@ def test_random_edits_never_raise(tmp_path):
     """Edits mid-typing: hints are computed or left out, never raise, and always sit
     inside the document in the client's units."""
     rng = random.Random(5)
-    path = tmp_path / "fuzz.races"
-    path.write_text(SRC, encoding="utf-8")
-    ws = Workspace(roots=[tmp_path])
-    uri = path.as_uri()
+    ws, uri = open_workspace(tmp_path, SRC, "fuzz.races")  # (an editor's session starts from a file that parsed)
     text = SRC
     for _ in range(100):
         text = random_edit(rng, text, SNIPPETS)

@@ -19,7 +19,8 @@ import pytest_lsp  # noqa: E402
 
 from racesl import resources  # noqa: E402
 from tests.lsp.conftest import CLIENTS, open_doc, replace_all, server_config, start_session, wait_for  # noqa: E402
-from tests.lsp.edits import apply, edits_by_uri, errors_after, position  # noqa: E402
+from tests.lsp.conftest import position  # noqa: E402
+from tests.lsp.edits import apply, edits_by_uri, errors_after  # noqa: E402
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

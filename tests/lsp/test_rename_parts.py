@@ -16,7 +16,8 @@ from pytest_lsp import client_capabilities  # noqa: E402
 from racesl.lsp import rename as RN  # noqa: E402
 from racesl.lsp.analysis import Workspace  # noqa: E402
 from racesl.lsp.context import View  # noqa: E402
-from tests.lsp.edits import apply, errors_after, position  # noqa: E402
+from tests.lsp.conftest import position  # noqa: E402
+from tests.lsp.edits import apply, errors_after  # noqa: E402
 from tests.lsp.views import make_view  # noqa: E402
 
 SRC = '''\
@@ -57,7 +58,7 @@ def test_comprehension_and_lambda_variables_are_their_own_scopes(tmp_path):
     out = renamed(v, "lambda x", "y", plus=len("lambda "))
     assert "sum(x * x for x in xs) + len(sorted(xs, key=lambda y: y + 1" in out
     with pytest.raises(JsonRpcException, match="already uses 'xs'"):
-        RN.rename(v, position(SRC, "lambda x", plus=len("lambda ")), "xs")
+        RN.rename(v, position(SRC, "lambda x", offset=len("lambda ")), "xs")
 
 
 def test_environment_and_setting_with_keyword_calls(tmp_path):

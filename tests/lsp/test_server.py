@@ -16,6 +16,7 @@ from racesl import resources  # noqa: E402
 from tests.lsp.conftest import (  # noqa: E402
     CLIENTS, DEMO, change, expected_units, make_client, open_doc, replace_all, server_command, server_env, wait_for,
 )
+from tests.lsp.conftest import position as _pos  # noqa: E402
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -38,17 +39,6 @@ async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     lsp_client.result = result
     yield
     await lsp_client.shutdown_session()
-
-
-def _pos(text: str, needle: str, nth: int = 0, offset: int = 0, enc: str = "utf-32") -> L.Position:
-    """LSP position of the `nth` occurrence of needle (+offset code points), in `enc` units."""
-    i = -1
-    for _ in range(nth + 1):
-        i = text.index(needle, i + 1)
-    i += offset
-    line = text.count("\n", 0, i)
-    col = i - (text.rfind("\n", 0, i) + 1)
-    return L.Position(line, expected_units(text.splitlines()[line], col, enc))
 
 
 async def test_negotiated_encoding(client: LanguageClient):

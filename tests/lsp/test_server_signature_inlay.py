@@ -14,7 +14,7 @@ from pytest_lsp import LanguageClient  # noqa: E402
 import pytest_lsp  # noqa: E402
 
 from tests.lsp.conftest import (  # noqa: E402
-    CLIENTS, change, expected_units, open_doc, server_config, start_session, wait_for,
+    CLIENTS, change, open_doc, position, server_config, start_session, wait_for,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -43,13 +43,6 @@ async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     await lsp_client.shutdown_session()
 
 
-def _pos(text: str, needle: str, offset: int = 0, enc: str = "utf-32") -> L.Position:
-    i = text.index(needle) + offset
-    line = text.count("\n", 0, i)
-    col = i - (text.rfind("\n", 0, i) + 1)
-    return L.Position(line, expected_units(text.split("\n")[line], col, enc))
-
-
 def _param_texts(sig: L.SignatureInformation, enc: str) -> list[str]:
     codec, width = CODEC[enc]
     raw = sig.label.encode(codec)
@@ -58,7 +51,7 @@ def _param_texts(sig: L.SignatureInformation, enc: str) -> list[str]:
 
 async def _help(client, uri, text, needle, offset) -> L.SignatureHelp | None:
     return await client.text_document_signature_help_async(L.SignatureHelpParams(
-        L.TextDocumentIdentifier(uri), _pos(text, needle, offset, client.enc)))
+        L.TextDocumentIdentifier(uri), position(text, needle, offset=offset, enc=client.enc)))
 
 
 async def test_advertised(client: LanguageClient):
@@ -112,9 +105,9 @@ async def test_inlay_hints(client: LanguageClient):
     by_label = {"".join(p.value for p in h.label): h for h in got}
     assert set(by_label) == {": List[Int]", ": Bool", "where 0 <= it <= 54"}
     h = by_label["where 0 <= it <= 54"]
-    assert h.position == _pos(TEXT, ') -> Int:', len(") -> Int"), client.enc)  # after "é🙂" on its line
+    assert h.position == position(TEXT, ') -> Int:', offset=len(") -> Int"), enc=client.enc)  # after "é🙂" on its line
     assert h.padding_left and h.kind == L.InlayHintKind.Type
-    assert by_label[": List[Int]"].position == _pos(TEXT, "    xs", len("    xs"), client.enc)
+    assert by_label[": List[Int]"].position == position(TEXT, "    xs", offset=len("    xs"), enc=client.enc)
     # a range without them
     none = await client.text_document_inlay_hint_async(L.InlayHintParams(
         L.TextDocumentIdentifier(uri), L.Range(L.Position(0, 0), L.Position(2, 0))))

@@ -16,11 +16,10 @@ from lsprotocol import types as L  # noqa: E402
 from racesl.check import names as N  # noqa: E402
 from racesl.lsp import index as I  # noqa: E402
 from racesl.lsp import signature_help as SH  # noqa: E402
-from racesl.lsp.analysis import Workspace  # noqa: E402
 from racesl.lsp.context import View  # noqa: E402
-from racesl.lsp.documents import units  # noqa: E402
 from racesl.types import builtins as B  # noqa: E402
-from tests.lsp.views import make_view, random_edit  # noqa: E402
+from tests.lsp.conftest import position  # noqa: E402
+from tests.lsp.views import make_view, open_workspace, random_edit  # noqa: E402
 
 SRC = '''\
 import numbers
@@ -54,13 +53,7 @@ def view_of(tmp_path: Path, text: str = SRC, name: str = "sig.races", enc: str =
 
 
 def at(text: str, needle: str, offset: int = 0, nth: int = 0, enc: str = "utf-32") -> L.Position:
-    i = -1
-    for _ in range(nth + 1):
-        i = text.index(needle, i + 1)
-    i += offset
-    line = text.count("\n", 0, i)
-    start = text.rfind("\n", 0, i) + 1
-    return L.Position(line, units(text[start:i], enc))
+    return position(text, needle, nth, offset, enc)
 
 
 def active(v: View, text: str, needle: str, offset: int = 0, nth: int = 0):
@@ -274,13 +267,8 @@ def test_random_edits_never_raise(tmp_path):
     """Edits mid-typing (unclosed brackets and strings, broken headers, odd line breaks):
     signature help at random positions answers or says nothing, and never raises."""
     rng = random.Random(11)
-    path = tmp_path / "fuzz.races"
-    path.write_text(SRC, encoding="utf-8")
-    ws = Workspace(roots=[tmp_path])
-    uri = path.as_uri()
+    ws, uri = open_workspace(tmp_path, SRC, "fuzz.races")  # (an editor's session starts from a file that parsed)
     text = SRC
-    ws.open(uri, text)
-    ws.analyze(uri)  # (an editor's session starts from a file that parsed)
     answered = 0
     for _ in range(120):
         text = random_edit(rng, text, SNIPPETS)

@@ -10,18 +10,23 @@ from racesl.lsp.analysis import Workspace
 from racesl.lsp.context import View
 
 
+def open_workspace(tmp_path: Path, text: str, name: str, version: int | None = None) -> tuple[Workspace, str]:
+    """A workspace over tmp_path with `text` saved as `name`, opened and analysed; its uri."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    ws = Workspace(roots=[tmp_path])
+    ws.open(path.as_uri(), text, version)
+    ws.analyze(path.as_uri())
+    return ws, path.as_uri()
+
+
 def make_view(tmp_path: Path, text: str, name: str, enc: str = "utf-16", good: str | None = None,
               version: int | None = None) -> View:
     """A View of `text` saved as tmp_path/name; `good`: a text analysed first (the last
     analysis that parsed stays when `text` does not)."""
-    path = tmp_path / name
-    path.write_text(good or text, encoding="utf-8")
-    ws = Workspace(roots=[tmp_path])
-    uri = path.as_uri()
+    ws, uri = open_workspace(tmp_path, good or text, name, version)
     if good is not None:
-        ws.open(uri, good)
-        ws.analyze(uri)
-    ws.open(uri, text, version)
+        ws.open(uri, text, version)  # (an edit: the last good analysis stays)
     a = ws.analyze(uri)
     assert good is None or ws.last_good[uri].text == good
     return View(ws, a, enc, I.Indexer())
