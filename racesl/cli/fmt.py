@@ -38,7 +38,7 @@ def files_of(paths: list[str]) -> tuple[list[Path], list[str]]:
 def execute(args) -> int:
     from racesl.atomic import atomic_write
     from racesl.cli.common import stderr_console
-    from racesl.format import MeaningChanged, format_source, is_syntax_error
+    from racesl.format import MeaningChanged, format_source
     from racesl.render import print_diagnostics
     from racesl.syntax.parser import decode_source
     from racesl.text import plural
@@ -48,7 +48,7 @@ def execute(args) -> int:
         text = sys.stdin.read()
         result = format_source(text, "<stdin>")
         if not result.ok:
-            print_diagnostics([d for d in result.diagnostics if is_syntax_error(d)], {"<stdin>": text}, err)
+            print_diagnostics(result.syntax_errors, {"<stdin>": text}, err)
             return 2
         sys.stdout.write(result.text)
         return 0
@@ -71,7 +71,7 @@ def execute(args) -> int:
             failed += 1
             continue
         if result is None or not result.ok:
-            shown = diags or [d for d in result.diagnostics if is_syntax_error(d)]
+            shown = diags or result.syntax_errors
             print_diagnostics(shown, {str(path): text}, err)
             err.print(f"racesc: error: cannot format {path}: fix its syntax errors first", highlight=False)
             failed += 1

@@ -10,8 +10,6 @@ parsed again and compared with the original tree, so formatting cannot change me
 
 from __future__ import annotations
 
-import re
-
 import attrs
 
 from racesl.diagnostics import Diagnostic, Severity
@@ -21,7 +19,7 @@ from racesl.format.tokens import read_lines
 from racesl.syntax import ast as A
 from racesl.syntax.decorators import rank
 from racesl.syntax.docstrings import description
-from racesl.syntax.lexer import tokenize
+from racesl.syntax.lexer import LINE_BREAK, tokenize
 from racesl.syntax.parser import parse_module
 
 
@@ -35,6 +33,11 @@ class Formatted:
     diagnostics: list[Diagnostic]  # the parser's; syntax errors (not ok) leave the text as it is
     ok: bool
 
+    @property
+    def syntax_errors(self) -> list[Diagnostic]:
+        """Why the text was left as it is (empty when it formatted)."""
+        return [d for d in self.diagnostics if is_syntax_error(d)]
+
 
 def format_source(text: str, path: str = "<input>") -> Formatted:
     module, diags = parse_module(text, path)
@@ -43,7 +46,7 @@ def format_source(text: str, path: str = "<input>") -> Formatted:
     toks, _ = tokenize(text, path)
     lines, end_comments = read_lines(text, toks)
     out = layout(statements(lines), end_comments)
-    newline = m.group() if (m := re.search(r"\r\n|\r|\n", text)) else "\n"
+    newline = m.group() if (m := LINE_BREAK.search(text)) else "\n"
     result = newline.join(out) + newline if out else ""
     if result != text and shape(parse_module(result, path)[0]) != shape(module):
         raise MeaningChanged(f"{path}: the formatted text parses to another tree")

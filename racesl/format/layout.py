@@ -22,8 +22,7 @@ def layout(stmts: list[Stmt], end_comments: list[Comment]) -> list[str]:
     for s in stmts:
         first = s.tokens[0]
         own = _comments(first.leading, prev, s.depth, widths, out)
-        glued = s.kind == "decorator" and prev is not None and prev.kind == "decorator" \
-            or s.kind == "item" and prev is not None and prev.kind == "decorator"
+        glued = prev is not None and prev.kind == "decorator" and s.kind in ("decorator", "item")
         for k, c in enumerate(own):
             blank = _first_blank(s, prev, c.blank_before) if k == 0 else min(c.blank_before, 1)
             _emit(out, [INDENT * s.depth + c.text], 0 if glued else blank)

@@ -9,13 +9,11 @@ so reading the gaps finds every comment and no comment is lost.
 
 from __future__ import annotations
 
-import re
 
 import attrs
 
-from racesl.syntax.lexer import Tok
+from racesl.syntax.lexer import LINE_BREAK, Tok
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {")", "]", "}"}
 
@@ -119,7 +117,7 @@ def read_lines(text: str, toks: list[Tok]) -> tuple[list[Line], list[Comment]]:
 
 def _read_gap(gap: str, before: Token | None, after: Token, at_start: bool) -> None:
     """Give the comments in `gap` (the text between two tokens) to the tokens either side."""
-    parts = _LINE_BREAK.split(gap)  # (at the start, the first part is a whole line too)
+    parts = LINE_BREAK.split(gap)  # (at the start, the first part is a whole line too)
     if not at_start:
         first = parts.pop(0)
         if "#" in first and before is not None:

@@ -6,8 +6,11 @@ opened: the text before it and the opener on the first line, one item per line i
 what follows on the last line; each of those parts is laid out again the same way. The
 pair opened is the first one that must be (it holds comments, or it ends in a comma the
 author wrote: the "magic trailing comma" that keeps a list one item per line), else the
-longest. Brackets are the only place a break may go without a backslash, so a statement
-with none stays long.
+longest one worth opening (its first and last lines fit, and it holds more than either).
+When none is, an expression breaks before its loosest operators: inside brackets as it
+is, in a body's assignment or `return` inside parentheses added for it; else the longest
+pair opens. Brackets are the only place a break may go without a backslash, so a
+statement with none stays long.
 """
 
 from __future__ import annotations
@@ -33,13 +36,13 @@ def render(tokens: list[Token], depth: int, nested: bool = False) -> list[str]:
         return _open(tokens, must[0], depth, nested)
     worth = [g for g in groups if _worth_opening(tokens, g, ind)]
     if worth:
-        return _open(tokens, max(worth, key=lambda g: len(join(tokens[g[0] + 1:g[1]]))), depth, nested)
+        return _open(tokens, _longest(tokens, worth), depth, nested)
     if nested and (split := _at_operators(tokens, depth)) is not None:
         return split
     if not nested and (split := _parenthesized(tokens, depth)) is not None:
         return split
-    if groups and any(g[1] - g[0] > 1 for g in groups):
-        return _open(tokens, max(groups, key=lambda g: len(join(tokens[g[0] + 1:g[1]]))), depth, nested)
+    if any(g[1] - g[0] > 1 for g in groups):
+        return _open(tokens, _longest(tokens, groups), depth, nested)
     if _interior_comments(tokens):
         return _break_at_comments(tokens, depth)
     return [_with_comment(ind + flat, tokens[-1].trailing)]
@@ -55,6 +58,11 @@ def _open(tokens: list[Token], g: tuple[int, int], depth: int, nested: bool) -> 
     out += comment_lines(tokens[c].leading, depth + 1)
     out += render(tokens[c:], depth, nested)
     return out
+
+
+def _longest(tokens: list[Token], groups: list[tuple[int, int]]) -> tuple[int, int]:
+    """The pair with the most text inside (the first of equals)."""
+    return max(groups, key=lambda g: len(join(tokens[g[0] + 1:g[1]])))
 
 
 def _worth_opening(tokens: list[Token], g: tuple[int, int], ind: str) -> bool:

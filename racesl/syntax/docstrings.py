@@ -4,15 +4,13 @@ never changes the description a task shows."""
 
 from __future__ import annotations
 
-import re
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from racesl.syntax.lexer import LINE_BREAK
 
 
 def description(value: str) -> str:
     paragraphs: list[str] = []
     lines: list[str] = []
-    for line in _LINE_BREAK.split(value):
+    for line in LINE_BREAK.split(value):
         line = line.strip()
         if line:
             lines.append(line)

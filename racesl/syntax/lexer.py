@@ -56,6 +56,7 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the three line breaks of the language (and of LSP)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")", "]", "}"}
 
@@ -78,7 +79,7 @@ class _Lines:
 
     def __init__(self, text: str):
         self.starts = [0]
-        for m in re.finditer(r"\r\n|\r|\n", text):
+        for m in LINE_BREAK.finditer(text):
             self.starts.append(m.end())
 
     def pos(self, offset: int) -> tuple[int, int]:
