@@ -18,6 +18,10 @@ Temporary files are named `.NAME.PID.XXXXXXXX.part`. One left by a killed proces
 PID no longer running; or a name without a PID, from older versions) is removed by the
 next write of the same target. (A PID is only checked on this machine: writers of one
 target on several hosts of a shared file system must not overlap.)
+
+What may be written over is the output policy (racesl.output): a symlink is written through
+to its file (the temporary file beside that file; the link kept), an existing file keeps its
+mode, and a folder, FIFO, device, socket or read-only file is refused (`OutputRefused`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-__all__ = ["atomic_write", "written_together"]
+from racesl.output import OutputRefused, keep_mode, target
+
+__all__ = ["OutputRefused", "atomic_write", "target", "written_together"]
 
 _STAGED: contextvars.ContextVar[list | None] = contextvars.ContextVar("racesl_staged", default=None)
 _PART = re.compile(r"(?:(\d+)\.)?[A-Za-z0-9_]+")  # what lies between ".NAME." and ".part"
@@ -107,11 +113,13 @@ def _unlink(tmp) -> None:
         pass
 
 
-def atomic_write(path: str | Path, write) -> None:
+def atomic_write(path: str | Path, write, *, inside: str | Path | None = None) -> None:
     """Call write(tmp_path), then rename onto path (inside `written_together`: when the
-    block ends). On any failure the tmp file goes. The file gets the mode a plainly
-    created one would (the umask applies), not mkstemp's private 0o600."""
-    path = Path(path)
+    block ends). On any failure the tmp file goes. A new file gets the mode a plainly
+    created one would (the umask applies), not mkstemp's private 0o600; a replaced one keeps
+    its own. `path` is checked by the output policy first (OutputRefused: nothing written);
+    `inside`: the file must lie in that folder, links followed."""
+    path = target(path, inside=inside)
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_parts(path)
     staged = _STAGED.get()
@@ -120,7 +128,7 @@ def atomic_write(path: str | Path, write) -> None:
         os.close(fd)
         try:
             write(tmp)
-            os.chmod(tmp, _FILE_MODE)
+            keep_mode(tmp, path, _FILE_MODE)
             if staged is None:
                 os.replace(tmp, path)
             else:

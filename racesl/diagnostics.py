@@ -100,6 +100,7 @@ CODES: dict[str, str] = {
     "E200": "unknown name",
     "E201": "duplicate definition",
     "E202": "module not found",
+    "W202": "not a regular file (skipped)",
     "E203": "import cycle",
     "E204": "name not found in module",
     "E205": "misplaced module declaration",
@@ -138,9 +139,11 @@ CODES: dict[str, str] = {
     "E601": "nondeterministic environment",
     "E602": "sampler failed",
     "E603": "law does not hold",
+    "E604": "worked example does not hold",
     "W600": "environment rarely succeeds",
     "W601": "unused import",
     "W602": "unreachable code",
+    "W603": "unreadable worked example",
 }
 
 

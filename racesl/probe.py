@@ -1,7 +1,7 @@
 """The sampling probe of `racesc check` (and of the language server on save): sample an
 environment's inputs, run each twice, and report what only running shows.
 
-    counts, diags, elapsed = probe_env(lib, env, samples, seed)   # E600, E601, E602, E603, W600
+    counts, diags, elapsed = probe_env(lib, env, samples, seed)   # E600–E604, W600, W603
     probe = SeedProbe(lib, set_builders(lib, envs))              # E601 under other hash seeds
 
 `lib` is a `racesl.library.Library` (or anything with its sampling and running methods): the
@@ -102,6 +102,9 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
                          f"remove @laws({law}) or fix the body")
                     break
     elapsed = time.perf_counter() - t0
+    from racesl.catalogue.diagnose import example_diagnostics
+
+    diags += example_diagnostics(lib, [env], runner)  # its description's worked examples: E604, W603
     if counts["no sample"] == samples:
         diag("E602", *_no_sample(lib, env, *sample_fail, seed))
     elif counts["ok"] < samples / 2 and samples >= 4:

@@ -222,6 +222,117 @@ def from_parquet_row(row: dict) -> dict:
     return r
 
 
+# What the readers of task files (score, audit, eval, serve, train) read of every record, by
+# field: the one table `record_problem` checks. "prompt" is read only where a model answers
+# (eval, train, audit --model): GENERATION. (chain, settings, steps, level and seed are
+# written for people and trainers; no reader depends on them.)
+TASK_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "id": ((str, int), "a string or a whole number"),
+    "operator": ((str,), "a string"),
+    "size": ((int,), "a whole number"),
+    "input": ((str,), "a string"),
+    "trace": ((list,), "a list of strings"),
+    "prompt": ((str,), "a string"),
+    "answer": ((str,), "a string"),
+    "library": ((str,), "a string"),
+    "extra": ((dict,), "an object"),
+}
+GENERATION = ("prompt",)
+_JSON_NAMES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
+
+
+def _json_name(value) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def record_problem(r, prompts: bool = True) -> str | None:
+    """Why `r` cannot be a task record, in a few words (None when it can): every reader refuses
+    such a record up front, with `FILE:N` and this, instead of failing on it halfway.
+    `prompts=False`: a reader that gives no prompt to a model (score, serve, audit)."""
+    if not isinstance(r, dict):
+        return f"the record is not a JSON object but {_json_name(r)}"
+    for field, (types, want) in TASK_FIELDS.items():
+        if not prompts and field in GENERATION and field not in r:
+            continue
+        if field not in r:
+            return f'the record has no "{field}" ({want})'
+        v = r[field]
+        if not isinstance(v, types) or isinstance(v, bool):
+            return f'the record\'s "{field}" is {_json_name(v)}, not {want}'
+    if r["size"] < 1:
+        return f'the record\'s "size" is {r["size"]}, not at least 1'
+    if not all(isinstance(t, str) for t in r["trace"]):
+        return 'the record\'s "trace" is not a list of strings'
+    if r["operator"] in ("sort", "select"):
+        cands, target = r["extra"].get("candidates"), r["extra"].get("target")
+        if not isinstance(cands, list) or not all(isinstance(c, dict) and isinstance(c.get("env"), str)
+                                                  for c in cands):
+            return (f'the record\'s "extra" has no "candidates" (a list of {{"env": ...}} objects; '
+                    f'a {r["operator"]} task)')
+        if not isinstance(target, str):
+            return f'the record\'s "extra" has no "target" (a string; a {r["operator"]} task)'
+    return None
+
+
+class RecordError(ValueError):
+    """A task file that cannot be read, or a record in it that no reader could use: one line,
+    `FILE:N: why` (N: the line of a JSONL file, the row of a Parquet file)."""
+
+
+def _record_lines(path: Path):
+    """(line number, record) of each non-blank line of a JSONL task file; RecordError for a line
+    that is not UTF-8 or not JSON."""
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"{path}:{n}: not UTF-8 (byte {e.start + 1})") from None
+            if not line.strip():
+                continue
+            try:
+                yield n, json.loads(line)
+            except RecursionError:
+                raise RecordError(f"{path}:{n}: not JSON: nested too deeply") from None
+            except json.JSONDecodeError as e:
+                raise RecordError(f"{path}:{n}: not JSON: {e.msg} (column {e.colno})") from None
+            except ValueError as e:  # (an int past the digit limit)
+                why = "a number with too many digits" if "digits" in str(e) else " ".join(str(e).split())[:200]
+                raise RecordError(f"{path}:{n}: not JSON: {why}") from None
+
+
+def read_task_records(path: str | Path, prompts: bool = True) -> list[dict]:
+    """The records of a task file (JSONL, NeMo Gym rows, Parquet, verl's Parquet), each checked
+    by `record_problem` (`prompts`: see there): what every reader of task files calls, so all
+    of them refuse a bad file the same way (RecordError, `FILE:N: why`). OSError when the
+    file cannot be opened."""
+    import os
+
+    from racesl.output import kind
+
+    path = Path(path)
+    what = kind(os.stat(path).st_mode)  # (never opened: reading a FIFO blocks forever)
+    if what is not None:
+        raise RecordError(f"{path} is {what}, not a task file")
+    if path.suffix == ".parquet":
+        try:
+            numbered = list(enumerate(read_records(path), 1))
+        except RecursionError:
+            raise RecordError(f"{path}: a record is nested too deeply") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise RecordError(f"{path}: not a task Parquet file: {' '.join(str(e).split())[:200]}") from None
+    else:
+        numbered = list(_record_lines(path))
+        if numbered and isinstance(numbered[0][1], dict) and "responses_create_params" in numbered[0][1]:
+            numbered = [(n, r.get("record") if isinstance(r, dict) else r) for n, r in numbered]  # NeMo Gym rows
+    for n, r in numbered:
+        why = record_problem(r, prompts)
+        if why:
+            raise RecordError(f"{path}:{n}: {why}")
+    return [r for _, r in numbered]
+
+
 def read_records(path: str | Path) -> list[dict]:
     path = Path(path)
     if path.suffix == ".parquet":

@@ -1,6 +1,6 @@
 """racesl tasks as a verifiers taskset (verifiers 0.4, the v1 API): id `racesl-tasks`.
 
-    pip install 'racesl[verifiers]'
+    pip install -e '.[verifiers]'        # in the racesl checkout
     vf-eval racesl-tasks ...            # or: verifiers.v1.load_taskset(RacesConfig(id="racesl-tasks"))
 
 verifiers finds a taskset by importing the module its id names (`racesl-tasks` →

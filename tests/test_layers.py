@@ -39,7 +39,8 @@ LAYERS: list[tuple[str, str]] = [
     ("diagnostics", ""),  # Diagnostic, Span, Severity, the code table
     ("resources", ""),  # where the bundled grammar and stdlib are
     ("text", ""),  # wording helpers (plural, ...)
-    ("atomic", ""),  # atomic_write: temporary file, then rename
+    ("output", ""),  # the output policy: what a command may write over
+    ("atomic", "output"),  # atomic_write: temporary file, then rename (under the output policy)
     ("cache", ""),  # caches bounded by the size of what they hold
     ("templates", ""),  # the operators' prompt templates and their fields
     ("generation", ""),  # text from a model: in process (transformers) or an OpenAI-compatible server
@@ -54,12 +55,12 @@ LAYERS: list[tuple[str, str]] = [
     ("sample", "diagnostics text syntax types solver runtime"),  # input samplers
     ("library", "racesl diagnostics text cache types check runtime lower sample"),  # a compiled library
     ("sandbox_runner", "library lower runtime"),  # library runs in worker processes (--untrusted)
-    ("probe", "diagnostics text syntax types runtime lower sample library"),  # check's sampling probe
-    ("catalogue", "atomic text syntax types check runtime sample format"),  # descriptions' examples, the catalogue page
+    ("catalogue", "diagnostics atomic text syntax types check runtime sample format"),  # descriptions' examples, the catalogue page
+    ("probe", "diagnostics text syntax types runtime lower sample library catalogue"),  # check's sampling probe
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph
     ("search", "diagnostics text cache templates types runtime check sample graph"),  # chains, filters, config
-    ("records", "atomic"),  # Task and the files tasks go to
+    ("records", "atomic output"),  # Task and the files tasks go to
     ("pool", "atomic resources"),  # the folder of admitted modules and its manifest
     ("operators", "*"),  # sequential, parallel, sort, select, branch, loop
     ("compile", "*"),  # compile_tasks: search + operators in batches over workers

@@ -5,6 +5,10 @@ The tasks are built by the compile's own search and operators over pool + candid
 usage weights tilted so the search picks the candidate's environments; a task counts only
 when its chain holds one of them. A module that no operator can build a task through fails
 here too: it would add nothing to a compile.
+
+Before any task, each `@verify` checker is scored against fixed non-reference answers
+(racesl.admit.soundness): a checker that accepts a wrong answer on many inputs would make
+every task through it reward that answer.
 """
 
 from __future__ import annotations
@@ -71,14 +75,19 @@ def tasks_through(cand, ctx, want: int, operators=OPERATORS) -> tuple[list[dict]
 
 
 def contract(cand, ctx) -> str | None:
+    from racesl.admit.soundness import unsound
     from racesl.rewards import register, score
 
+    why = unsound(cand, ctx)  # a checker that accepts a fixed wrong answer: no task through it is sound
+    if why is not None:
+        return why
     register(cand.lib)
     records, stats = tasks_through(cand, ctx, ctx.config.contract_tasks)
     per_op = Counter(r["operator"] for r in records)
     scores = {"tasks": len(records), "by_operator": dict(sorted(per_op.items())), "reference_ok": 0,
               "perturbed": 0, "perturbed_rejected": 0}
-    cand.scores["contract"] = scores
+    cand.scores["contract"] = {**scores, **cand.scores.get("contract", {})}
+    scores = cand.scores["contract"]
     if not records:
         top = ", ".join(f"{k} {v}" for k, v in stats.most_common(3)) or "no chain found"
         return (f"no task through the candidate could be built in {ctx.config.contract_tasks * TRIES_PER_TASK} "

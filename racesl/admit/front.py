@@ -26,9 +26,26 @@ def _first_error(diags, file: str) -> str:
     return line + (f" — {d.hint}" if d.hint else "") + more
 
 
+def _not_utf8(text: str) -> tuple[int, int, str] | None:
+    """(line, column, the code point) of the first character UTF-8 cannot encode (a lone
+    surrogate, which a JSON reply's escapes can carry), or None: every later gate writes or
+    hashes the text as UTF-8, so it stops here, at parse."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as e:
+        before = text[:e.start]
+        return before.count("\n") + 1, e.start - (before.rfind("\n") + 1) + 1, f"U+{ord(text[e.start]):04X}"
+
+
 def parse(cand: Candidate, ctx) -> str | None:
     from racesl.syntax.parser import parse_module
 
+    bad = _not_utf8(cand.text)
+    if bad is not None:
+        cand.scores["parse"] = {"errors": 1, "items": 0}
+        return (f"{cand.file}:{bad[0]}:{bad[1]}: the text is not valid UTF-8 (a lone surrogate {bad[2]}) — "
+                "write the module in plain Unicode text")
     tree, diags = parse_module(cand.text, cand.file)
     errors = [d for d in diags if d.is_error]
     cand.scores["parse"] = {"errors": len(errors), "items": len(tree.items)}
@@ -102,7 +119,25 @@ def check(cand: Candidate, ctx) -> str | None:
     own = _imported(name, loader.sources)
     cand.own_lib = Library(Checked({m: cm for m, cm in checked.modules.items() if m in own}, [name], []),
                            lowered=lowered)
-    return None
+    return _worked_examples(cand, ctx)
+
+
+def _worked_examples(cand: Candidate, ctx) -> str | None:
+    """`racesc check`'s E604: a description's example the body disagrees with (prompts show
+    it). Run here, in the candidate's limited child, with the sample gate's fuel and wall."""
+    from racesl.catalogue.diagnose import refusals
+    from racesl.runtime.watchdog import WATCHDOG
+
+    cfg = ctx.config
+    lib = cand.own_lib
+
+    def runner(env, x, settings=()):
+        return lib.run(env, x, settings, fuel=cfg.fuel, wall=cfg.wall)
+
+    with WATCHDOG.session():
+        wrong = refusals(lib, cand.envs, runner)
+    cand.scores["check"]["examples_wrong"] = len(wrong)
+    return _first_error(wrong, cand.file) if wrong else None
 
 
 def _imported(name: str, sources: dict) -> set[str]:

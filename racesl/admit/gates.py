@@ -56,6 +56,7 @@ class Candidate:
     own_lib: Any = None  # check: the library of the candidate and what it imports (less to load in workers)
     envs: list = attrs.field(factory=list)  # check: the candidate's EnvSigs
     outputs: dict = attrs.field(factory=dict)  # sample: env qualname → [(input, settings, Run)]
+    declared: dict = attrs.field(factory=dict)  # sample: the same, drawn from the declared types (admit.domain)
     material: dict = attrs.field(factory=dict)  # contract: task records for the calibration gate
     found: list = attrs.field(factory=list)  # sample: diagnostics a later gate reports (E601 of the double run)
     graph: Any = None  # composes: racesl.graph.signature.SignatureGraph of pool + candidate

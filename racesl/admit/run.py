@@ -116,8 +116,12 @@ def _summary(out: Outcome) -> str:
 
 def read_candidate(path: str | Path) -> tuple[str, str | None]:
     """A candidate file's text, or (partial text, the reason it cannot be read)."""
+    from racesl.check.loader import irregular
     from racesl.syntax.parser import decode_source
 
+    what = irregular(path)  # (never opened: reading a FIFO blocks forever)
+    if what is not None:
+        return "", f"cannot read {path}: {what}, not a regular file"
     try:
         data = Path(path).read_bytes()
     except OSError as e:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from racesl.admit import domain
 from racesl.admit.front import _first_error
 from racesl.admit.gates import Candidate
 
@@ -70,6 +71,16 @@ def sample(cand: Candidate, ctx) -> str | None:
                 worst = _top(counts, k=1).rsplit(" ", 1)[0]
                 failures.append(f"{env.name}: {counts['ok']}/{n} sampled inputs ran to a value "
                                 f"({_top(counts)}); {_sample_hint(worst, cfg)}")
+            if fatal or failures:
+                continue
+            runs = domain.run_declared(cand.own_lib, env, runner, cfg.seed)
+            cand.declared[env.qualname] = runs
+            ok, judged, bad = domain.failing(runs)
+            envs_scores[env.name]["declared"] = {"drawn": len(runs), "judged": judged, "ok": ok,
+                                                 "statuses": dict(sorted(bad.items()))}
+            if judged >= domain.MIN_RUNS and ok / judged < cfg.min_ok:
+                failures.append(f"{env.name}: on its declared input type, {ok}/{judged} drawn inputs ran to a "
+                                f"value ({_top(bad)}); {domain.narrow_hint(env)}")
     finally:
         box.close()
     if failures:
@@ -173,4 +184,39 @@ def nontrivial(cand: Candidate, ctx) -> str | None:
             what = "a constant" if len(distinct) <= 1 else "nearly a constant"
             return (f"{env.name}: {len(distinct)} distinct output(s) in {n} sampled runs ({shown}): {what}; "
                     f"make the output depend on the input (at least {cfg.min_distinct} distinct values)")
+        mode, top = domain.mode_share(texts)
+        envs_scores[env.name]["mode_share"] = _r(mode)
+        if n >= domain.MIN_RUNS and mode >= domain.MODE_LIMIT:
+            return (f"{env.name}: {_short(top)} on {round(mode * n)}/{n} sampled runs ({mode:.0%}, the limit is "
+                    f"{domain.MODE_LIMIT:.0%}): nearly a constant, which a guess answers; make the output depend "
+                    "on the input")
+        why = _declared_degenerate(env, cand.declared.get(env.qualname, ()), cfg, envs_scores[env.name])
+        if why:
+            return why
+    return None
+
+
+def _short(text: str | None) -> str:
+    text = text or "none"
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
+def _declared_degenerate(env, runs, cfg, scores: dict) -> str | None:
+    """The nontrivial checks on the declared-domain runs (racesl.admit.domain)."""
+    from racesl.runtime.contract import canonical
+
+    texts = [canonical(r.value) for _, _, r in runs if r.ok]
+    if len(texts) < domain.MIN_RUNS or not domain.judged_shape(env):
+        return None
+    distinct = len(set(texts))
+    mode, top = domain.mode_share(texts)
+    scores["declared"] = {"outputs": len(texts), "distinct": distinct, "mode_share": _r(mode)}
+    if distinct < cfg.min_distinct:
+        what = "a constant" if distinct <= 1 else "nearly a constant"
+        return (f"{env.name}: {distinct} distinct output(s) on {len(texts)} inputs drawn from its declared type: "
+                f"{what} there; {domain.narrow_hint(env)}")
+    if mode >= domain.MODE_LIMIT:
+        return (f"{env.name}: {_short(top)} on {round(mode * len(texts))}/{len(texts)} inputs drawn from its "
+                f"declared type ({mode:.0%}, the limit is {domain.MODE_LIMIT:.0%}): degenerate there; "
+                f"{domain.narrow_hint(env)}")
     return None

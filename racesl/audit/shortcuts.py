@@ -17,11 +17,21 @@ the mean beside the chance of a uniform guess among well-formed answers:
 
 The constant strategies are cross-fitted: the most common answer (or item) of one half of
 a cell is scored on the other half, so a cell of distinct answers does not look guessable
-merely because some answer comes first. A strategy beats chance when its mean exceeds the
+merely because some answer comes first. `env_mode` is cross-fitted too, over all records:
+each environment's most common output in the traces of one half answers its items in the
+other (the builder thins such outputs: racesl.operators.outputs).
+
+A beaten strategy names its carriers: the environments whose items it gets right (value
+answers), or the chains of the sort and select tasks it solves above their chance, ranked
+by the reward they give it above chance. A strategy beats chance when its mean exceeds the
 chance by more than max(3 standard errors of the per-task difference, `margin`). The
-standard error uses the larger of the sample's variance and the variance a guess at chance
-would have (c(1 - c) per task): a small cell whose answers happen to lean one way (12 of 14
-size-2 sort tasks answered "A, B") otherwise looks surer of its lean than 14 tasks can be.
+standard error uses the largest of the sample's variance, the variance a guess at chance
+would have (c(1 - c) per task), and the variance of hits at the strategy's own rate r
+(r(1 - r) / k per task of k items): a small cell whose answers happen to lean one way (12
+of 14 size-2 sort tasks answered "A, B"), or four parallel tasks of 11 items with an item
+or two right in each, otherwise looks surer of its lean than so few tasks can be (the rate
+by Laplace's rule, (hits + 1) / (items + 2), so that all hits is no certainty). A cell of
+fewer than MIN_TASKS tasks is shown but never judged.
 """
 
 from __future__ import annotations
@@ -71,17 +81,36 @@ def copy_example(rec: dict, fold: dict) -> str | None:
     return found[-1].strip() if found else ""
 
 
-def constant(rec: dict, fold: dict) -> str | None:
-    """The other half's most common answer."""
+def constant(rec: dict, fold: dict) -> str | list[str] | None:
+    """The other half's most common answer (its items, for sequential and parallel)."""
+    if rec["operator"] in ("sequential", "parallel") and fold.get("answer_items") is not None:
+        return list(fold["answer_items"])
     return fold.get("answer")
 
 
-def item_mode(rec: dict, fold: dict) -> str | None:
+def item_mode(rec: dict, fold: dict) -> list[str] | None:
     """Sequential and parallel: each item the other half's most common item there."""
     if rec["operator"] not in ("sequential", "parallel"):
         return None
     modes = fold.get("items", {})
-    return _listing(modes.get(k, "0") for k in range(len(rec["trace"])))
+    return [modes.get(k, "0") for k in range(len(rec["trace"]))]
+
+
+def env_mode(rec: dict, fold: dict) -> str | list[str] | None:
+    """Value answers: each item the most common output of the environment that makes it,
+    learned from the other half of all records (every operator's traces). A branch answers
+    the mode of the arm whose last environment is the more predictable; a loop its
+    environment's mode."""
+    modes = fold.get("envs", {})
+    op = rec["operator"]
+    if op in ("sequential", "parallel"):
+        return [modes.get(q, ("?", 0.0))[0] for q in rec["chain"]]
+    if op == "loop":
+        return modes.get(rec["chain"][0], ("?", 0.0))[0]
+    if op == "branch":
+        ends = [rec["extra"]["then"][-1], rec["extra"]["else"][-1]]
+        return max((modes.get(q, ("?", 0.0)) for q in ends), key=lambda m: m[1])[0]
+    return None
 
 
 def identity(rec: dict, fold: dict) -> str | None:
@@ -98,19 +127,19 @@ def reversed_order(rec: dict, fold: dict) -> str | None:
     return None if ident is None else ", ".join(reversed(ident.split(", ")))
 
 
-def echo_input(rec: dict, fold: dict) -> str | None:
+def echo_input(rec: dict, fold: dict) -> str | list[str] | None:
     """The input itself (for every item of a list answer)."""
     op = rec["operator"]
     if op == "sequential":
-        return _listing([rec["input"]] * len(rec["trace"]))
+        return [rec["input"]] * len(rec["trace"])
     if op == "parallel":
-        return _listing(rec["extra"].get("inputs", [rec["input"]]))
+        return list(rec["extra"].get("inputs", [rec["input"]]))
     if op in ("branch", "loop"):
         return rec["input"]
     return None
 
 
-def example_output(rec: dict, fold: dict) -> str | None:
+def example_output(rec: dict, fold: dict) -> str | list[str] | None:
     """Each description's example output, in the order the prompt shows them (the k-th
     item of a list answer from the k-th example; a single answer from the last one)."""
     shown = outputs_shown(rec.get("prompt", ""))
@@ -118,23 +147,26 @@ def example_output(rec: dict, fold: dict) -> str | None:
         return None
     if rec["operator"] in ("sequential", "parallel"):
         n = len(rec["trace"])
-        return _listing((shown + shown[-1:] * n)[:n])
+        return (shown + shown[-1:] * n)[:n]
     return shown[-1]
 
 
-def _always(text: str) -> Callable[[dict, dict], str | None]:
-    def strategy(rec: dict, fold: dict) -> str | None:
+def _always(text: str) -> Callable[[dict, dict], str | list[str] | None]:
+    def strategy(rec: dict, fold: dict) -> str | list[str] | None:
         if rec["operator"] in ("sequential", "parallel"):
-            return _listing([text] * len(rec["trace"]))
+            return [text] * len(rec["trace"])
         return text if rec["operator"] in ("branch", "loop") else None
     strategy.__doc__ = f"{text} (for every item of a list answer)."
     return strategy
 
 
-STRATEGIES: dict[str, Callable[[dict, dict], str | None]] = {
+# A strategy answers a text, or for sequential and parallel a list of item texts (so the
+# audit can tell which environments' items it gets right).
+STRATEGIES: dict[str, Callable[[dict, dict], str | list[str] | None]] = {
     "copy_example": copy_example,
     "constant": constant,
     "item_mode": item_mode,
+    "env_mode": env_mode,
     "identity": identity,
     "reversed": reversed_order,
     "echo_input": echo_input,
@@ -185,6 +217,20 @@ def chance(rec: dict, share: float | None) -> float:
 
 # ---------------------------------------------------------------- the audit
 
+CARRIERS = 3  # environments or chains named per beaten strategy
+MIN_TASKS = 8  # a cell of fewer tasks is shown, never judged: two tasks that share an answer prove nothing
+
+
+@attrs.frozen
+class Carrier:
+    """An environment (value answers) or a chain (sort, select) and the reward a strategy
+    collects above chance on its items or tasks in one cell."""
+
+    name: str
+    n: int  # items (value answers) or tasks (sort, select) it appears in
+    excess: float  # the strategy's reward above chance there, summed (in tasks' worth)
+
+
 @attrs.frozen
 class Result:
     """One strategy in one cell."""
@@ -192,6 +238,7 @@ class Result:
     mean: float
     se: float  # standard error of the per-task difference from chance
     beats: bool
+    carriers: tuple[Carrier, ...] = ()  # where the excess comes from, most first (beaten strategies only)
 
 
 @attrs.frozen
@@ -211,11 +258,18 @@ class Cell:
         return [name for name, r in self.results.items() if r.beats]
 
 
+def _carried(r: Result) -> str:
+    if not r.carriers:
+        return ""
+    return "; carried by " + ", ".join(f"{c.name} ({c.n})" for c in r.carriers)
+
+
 @attrs.frozen
 class Report:
     cells: tuple[Cell, ...]
     margin: float
     missing_library: int  # sort/select records whose library could not be found
+    z: float = 3.0  # standard errors a strategy must clear (besides the margin)
 
     @property
     def ok(self) -> bool:
@@ -226,14 +280,16 @@ class Report:
         best = None
         for c in self.cells:
             for name, r in c.results.items():
-                gap = r.mean - c.chance - max(3 * r.se, self.margin)
+                gap = r.mean - c.chance - max(self.z * r.se, self.margin)
                 if best is None or gap > best[0]:
                     best = (gap, c, name, r)
         return None if best is None else best[1:]
 
     def verdict(self) -> str:
-        """One line: whether any shortcut beats chance, and the closest call."""
-        beaten = [f"{c.operator} {c.size} {name} {c.results[name].mean:.3f} (chance {c.chance:.3f})"
+        """One line: whether any shortcut beats chance (with the environments or chains that
+        carry it), and otherwise the closest call."""
+        beaten = [f"{c.operator} {c.size} {name} {c.results[name].mean:.3f} (chance {c.chance:.3f}"
+                  f"{_carried(c.results[name])})"
                   for c in self.cells for name in c.beaten]
         insensitive = self.order_insensitive_share()
         tail = ("" if insensitive is None else
@@ -246,9 +302,19 @@ class Report:
                                         f"chance {w[0].chance:.3f})")
         return f"audit: no shortcut beats chance in {plural(len(self.cells), 'cell')}{closest}{tail}"
 
+    def leaks(self) -> list[str]:
+        """The environments and chains that carry a beaten strategy, most excess first."""
+        total: dict[str, float] = defaultdict(float)
+        for c in self.cells:
+            for name in c.beaten:
+                for k in c.results[name].carriers:
+                    total[k.name] += k.excess
+        return sorted(total, key=lambda k: (-total[k], k))
+
     def to_json(self) -> dict:
-        return {"ok": self.ok, "margin": self.margin, "missing_library": self.missing_library,
+        return {"ok": self.ok, "margin": self.margin, "z": self.z, "missing_library": self.missing_library,
                 "order_insensitive": self.order_insensitive_share(), "verdict": self.verdict(),
+                "leaks": self.leaks(),
                 "cells": [{"operator": c.operator, "size": c.size, "n": c.n, "chance": c.chance,
                            "entropy": c.entropy, "max_entropy": c.max_entropy,
                            "order_insensitive": c.order_insensitive, "model": c.model,
@@ -270,8 +336,25 @@ def _entropy(counts: Counter) -> float:
     return -sum(v / total * math.log2(v / total) for v in counts.values()) if total else 0.0
 
 
-def _fold_priors(records: list[dict]) -> dict:
-    """What the constant strategies learn from one half of a cell."""
+def _outputs(rec: dict) -> Iterable[tuple[str, str]]:
+    """(environment, output text) pairs of a record's trace."""
+    if rec["operator"] == "loop":
+        return ((rec["chain"][0], t) for t in rec["trace"])
+    return zip(rec["chain"], rec["trace"])
+
+
+def _env_modes(records: Iterable[dict]) -> dict[str, tuple[str, float]]:
+    """Each environment's most common output and its share, over `records`' traces."""
+    seen: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        for q, t in _outputs(r):
+            seen[q][t] += 1
+    return {q: (_mode(c), c[_mode(c)] / sum(c.values())) for q, c in seen.items()}
+
+
+def _fold_priors(records: list[dict], envs: dict) -> dict:
+    """What the constant strategies learn from one half of a cell (and `envs`, the
+    environments' modes from one half of all records)."""
     answers = Counter(r["answer"] for r in records)
     items: dict[int, Counter] = defaultdict(Counter)
     for r in records:
@@ -284,7 +367,9 @@ def _fold_priors(records: list[dict]) -> dict:
     modes = {k: _mode(c) for k, c in items.items()}
     if -1 in modes:  # parallel items are alike at every position
         modes = defaultdict(lambda: modes[-1])
-    return {"answer": _mode(answers), "items": modes}
+    top = _mode(answers)
+    items_of = next((list(r["trace"]) for r in records if r["answer"] == top), None)
+    return {"answer": top, "answer_items": items_of, "items": modes, "envs": envs}
 
 
 def _mode(c: Counter) -> str | None:
@@ -292,19 +377,77 @@ def _mode(c: Counter) -> str | None:
     return min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] if c else None
 
 
+def _same(a: str, b: str) -> bool:
+    """Two item texts denote the same value (for naming carriers; the score itself is the reward's)."""
+    if a == b:
+        return True
+    try:
+        return expected_value(a) == expected_value(b) and type(expected_value(a)) is type(expected_value(b))
+    except (ValueError, SyntaxError, RecursionError):
+        return False
+
+
+def _keys(rec: dict, answer: str | list[str]) -> list[str]:
+    """The environments (or the chain) a task's reward can be credited to (see _credit)."""
+    op = rec["operator"]
+    if isinstance(answer, list) and op in ("sequential", "parallel"):
+        return list(rec["chain"])
+    if op in ("loop", "branch"):
+        return [_credit(rec, answer, 1.0)[0][0]]
+    return [" → ".join(rec["chain"])]
+
+
+def _credit(rec: dict, answer: str | list[str], excess: float) -> list[tuple[str, float]]:
+    """Where one task's excess reward comes from: for item answers, the environments of the
+    items it gets right (a sequential answer's right prefix), each its share of the task;
+    otherwise the task's chain (sort, select, and whole answers), or the environment that
+    makes a loop's or branch's answer."""
+    op = rec["operator"]
+    if isinstance(answer, list) and op in ("sequential", "parallel"):
+        hits = [_same(a, t) for a, t in zip(answer, rec["trace"])]
+        if op == "sequential":
+            hits = [all(hits[:k + 1]) for k in range(len(hits))]
+        n = len(rec["trace"])
+        return [(q, 1.0 / n) for q, h in zip(rec["chain"], hits) if h]
+    if op == "loop":
+        return [(rec["chain"][0], excess)]
+    if op == "branch":
+        arm = rec["extra"]["then" if rec["extra"].get("value") else "else"]
+        return [(arm[-1], excess)]
+    return [(" → ".join(rec["chain"]), excess)]
+
+
+def _carriers(credit: dict[str, float], seen: Counter) -> tuple[Carrier, ...]:
+    ranked = sorted((k for k in credit if credit[k] > 0), key=lambda k: (-credit[k], k))[:CARRIERS]
+    return tuple(Carrier(k, seen[k], round(credit[k], 3)) for k in ranked)
+
+
+def _text(answer: str | list[str]) -> str:
+    return _listing(answer) if isinstance(answer, list) else answer
+
+
 def audit_records(records: list[dict], margin: float = 0.05,
-                  answers: dict[str, str] | None = None) -> Report:
+                  answers: dict[str, str] | None = None, z: float = 3.0) -> Report:
     """Score every strategy on every record; `answers` (record id → completion) adds a
     model's accuracy per cell."""
     cells: dict[tuple[str, int], list[dict]] = defaultdict(list)
     for r in records:
         cells[(r["operator"], r["size"])].append(r)
+    # every cell split in two halves, alike for the cell's and the environments' priors
+    halves_all: tuple[list[dict], list[dict]] = ([], [])
+    for recs in cells.values():
+        halves_all[0].extend(recs[0::2])
+        halves_all[1].extend(recs[1::2])
+    env_priors = (_env_modes(halves_all[1]), _env_modes(halves_all[0]))
     out = []
     missing = 0
     for (op, size), recs in sorted(cells.items()):
         halves = (recs[0::2], recs[1::2])
-        priors = (_fold_priors(halves[1]), _fold_priors(halves[0]))  # each half learns from the other
+        priors = (_fold_priors(halves[1], env_priors[0]), _fold_priors(halves[0], env_priors[1]))
         per: dict[str, list[float]] = defaultdict(list)
+        items: dict[str, list[int]] = defaultdict(list)  # how many items each answer had
+        credit: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        seen: dict[str, Counter] = defaultdict(Counter)
         chances, insensitive = [], []
         for k, r in enumerate(recs):
             fold = priors[k % 2]
@@ -319,7 +462,13 @@ def audit_records(records: list[dict], margin: float = 0.05,
                 ans = strategy(r, fold)
                 if ans is None:
                     continue
-                per[name].append(score(r, _wrap(ans)) - c)
+                gain = score(r, _wrap(_text(ans))) - c
+                per[name].append(gain)
+                items[name].append(len(ans) if isinstance(ans, list) else 1)
+                seen[name].update(_keys(r, ans))
+                if gain > 0:
+                    for key, part in _credit(r, ans, gain):
+                        credit[name][key] += part
         results = {}
         mean_chance = sum(chances) / len(chances)
         null_var = sum(c * (1 - c) for c in chances) / len(chances)  # a guess at chance, per task
@@ -327,8 +476,15 @@ def audit_records(records: list[dict], margin: float = 0.05,
             n = len(diffs)
             mean = sum(diffs) / n
             var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
-            se = math.sqrt(max(var, null_var) / n) if n > 1 else 1.0
-            results[name] = Result(mean + mean_chance, se, mean > max(3 * se, margin))
+            # a few tasks that each collect a little look surer than they are: no less than
+            # the variance of hits at the strategy's own rate, independent per item
+            k = sum(items[name])
+            rate = (min(k, max(0.0, mean + mean_chance) * k) + 1) / (k + 2)  # hits per item, Laplace's rule
+            own_var = rate * (1 - rate) * n / k
+            se = math.sqrt(max(var, null_var, own_var) / n) if n > 1 else 1.0
+            beats = n >= MIN_TASKS and mean > max(z * se, margin)
+            results[name] = Result(mean + mean_chance, se, beats,
+                                   _carriers(credit[name], seen[name]) if beats else ())
         model = None
         if answers is not None:
             judged = [score(r, answers[r["id"]]) for r in recs if r["id"] in answers]
@@ -336,4 +492,4 @@ def audit_records(records: list[dict], margin: float = 0.05,
         out.append(Cell(op, size, len(recs), mean_chance, _entropy(Counter(r["answer"] for r in recs)),
                         math.log2(len(recs)) if recs else 0.0,
                         sum(insensitive) / len(insensitive) if insensitive else None, results, model))
-    return Report(tuple(out), margin, missing)
+    return Report(tuple(out), margin, missing, z)

@@ -1,4 +1,4 @@
-"""The worked example every environment's description ends with, read and run.
+"""The worked examples of environments' descriptions, read and run.
 
 A description ends with one sentence in a fixed form, so that a person has a solved case
 and a test (and `racesc doc`) can check it against the body:
@@ -8,7 +8,12 @@ and a test (and `racesc doc`) can check it against the body:
 
 INPUT and OUTPUT are value literals; the settings, when the environment has any, are
 `name = literal` pairs. Descriptions go through `str.format`, so a literal brace is
-written doubled in the source (`{{'a': 1}}`); `parse` reads the text as written there.
+written doubled in the source (`{{'a': 1}}`); reading undoubles it.
+
+Two readers, one reading and one run: `parse` is the sentence that ends a description
+(the catalogue page and the prompts rework it); `sentences` is every example sentence,
+wherever it stands (what `racesc check` holds to the body: any of them reaches a prompt).
+`run` compares one with the body, for both.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from racesl.runtime.contract import canonical, parse_literal
 
 # one sentence on one line, ending it: a description's last line, or a line of a prompt
 _SENTENCE = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:\n]+))?: (?P<body>[^\n]+?)\.?[ \t]*$", re.M)
+# where an example sentence starts, wherever it stands
+_START = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:\n]+))?: ", re.M)
+_UNREAD = "it is not INPUT -> OUTPUT with value literals on both sides"
 
 
 @attrs.frozen
@@ -33,6 +41,17 @@ class Example:
     settings: dict
     output: object
     text: str  # the sentence as written (braces undoubled)
+
+
+@attrs.frozen
+class Sentence:
+    """An example sentence found in a description: where it stands there (offsets into the
+    description as written, braces doubled) and what it says, or why it cannot be read."""
+
+    start: int
+    end: int
+    example: Example | None
+    error: str | None = None
 
 
 @attrs.frozen
@@ -65,8 +84,18 @@ def _split(body: str) -> tuple[object, object]:
         except ValueError:
             continue
     if len(found) != 1:
-        raise ValueError("end the description with `Example: INPUT -> OUTPUT.`, both sides value literals")
+        raise ValueError(_UNREAD)
     return found[0]
+
+
+def _read(settings: str | None, body: str, text: str) -> Example:
+    """One sentence's parts (braces undoubled) as an Example, or ValueError."""
+    try:
+        given = _settings(settings) if settings else {}
+    except SyntaxError as e:
+        raise ValueError(f"cannot read the example's settings: {e.msg}") from None
+    inp, out = _split(body)
+    return Example(inp, given, out, text.strip())
 
 
 def parse(description: str) -> Example:
@@ -76,19 +105,51 @@ def parse(description: str) -> Example:
     if m is None:
         raise ValueError("the description does not end with `Example: INPUT -> OUTPUT.`")
     try:
-        settings = _settings(m["settings"]) if m["settings"] else {}
-    except SyntaxError as e:
-        raise ValueError(f"cannot read the example's settings: {e.msg}") from None
-    inp, out = _split(m["body"])
-    return Example(inp, settings, out, m.group(0).strip())
-
-
-def check(lib, env: EnvSig) -> Checked:
-    """Run `env` on its description's example; a problem in words when it does not hold."""
-    try:
-        ex = parse(env.description)
+        return _read(m["settings"], m["body"], m.group(0))
     except ValueError as e:
-        return Checked(env.qualname, None, None, str(e))
+        if str(e) != _UNREAD:
+            raise
+        raise ValueError("end the description with `Example: INPUT -> OUTPUT.`, both sides value literals") from None
+
+
+def sentences(description: str) -> list[Sentence]:
+    """Every example sentence of `description` (as written, braces doubled). A sentence runs
+    from `Example` to the first `.` (before a space or the line's end) where its body reads
+    as INPUT -> OUTPUT, else to the line's end; one that never reads carries its error."""
+    out: list[Sentence] = []
+    pos = 0
+    for m in _START.finditer(description):
+        if m.start() < pos:  # (inside the sentence before: a string literal of its own)
+            continue
+        line_end = description.find("\n", m.end())
+        line_end = len(description) if line_end < 0 else line_end
+        ends = [i + 1 for i in range(m.end(), line_end) if description[i] == "."
+                and (i + 1 == line_end or description[i + 1].isspace())]
+        tail = description[:line_end].rstrip()
+        if not ends or ends[-1] != len(tail):
+            ends.append(len(tail))
+        found = None
+        for end in ends:
+            body = description[m.end():end].rstrip().removesuffix(".").rstrip()
+            try:
+                ex = _read(_undouble(m["settings"] or ""), _undouble(body), _undouble(description[m.start():end]))
+            except ValueError:
+                continue
+            found = Sentence(m.start(), end, ex)
+            break
+        if found is None:
+            try:
+                _read(_undouble(m["settings"] or ""), _undouble(tail[m.end():].removesuffix(".")), "")
+            except ValueError as e:
+                found = Sentence(m.start(), len(tail), None, str(e))
+        out.append(found)
+        pos = found.end
+    return out
+
+
+def run(lib, env: EnvSig, ex: Example, runner=None) -> Checked:
+    """Run `env` on the example `ex` (with `runner(env, x, settings)`, default `lib.run`);
+    a problem in words when it does not hold."""
     names = [s.name for s in env.settings]
     if sorted(ex.settings) != sorted(names):
         want = ", ".join(names) or "none"
@@ -102,19 +163,29 @@ def check(lib, env: EnvSig) -> Checked:
         why = lib.conforms(v, s.type)
         if why is not None:
             return Checked(env.qualname, ex, None, f"setting {s.name} = {canonical(v)} is not valid: {why}")
-    r = lib.run(env, ex.input, settings)
+    r = (runner or lib.run)(env, ex.input, settings)
     if not r.ok:
         return Checked(env.qualname, ex, None, f"the run on the example's input stopped: {r.status}")
     got = canonical(r.value)
     if env.verify is not None:  # several answers are right: the verifier judges the example's
-        ok = lib.program.call(env.verify, (ex.input, ex.output))
-        if not (ok.ok and ok.value is True):
+        status, value, _ = lib.aux_call(env.verify, (ex.input, ex.output))
+        if not (status == "ok" and value is True):
             why = f"the verifier rejects the example's output (one right answer: {got})"
             return Checked(env.qualname, ex, got, why)
         return Checked(env.qualname, ex, got, None)
     if got != canonical(ex.output):
         return Checked(env.qualname, ex, got, f"the example says {canonical(ex.output)}, the body returns {got}")
     return Checked(env.qualname, ex, got, None)
+
+
+def check(lib, env: EnvSig, runner=None) -> Checked:
+    """Run `env` on the example ending its description; a problem in words when it does
+    not hold, or when there is none (the catalogue page shows one per environment)."""
+    try:
+        ex = parse(env.description)
+    except ValueError as e:
+        return Checked(env.qualname, None, None, str(e))
+    return run(lib, env, ex, runner)
 
 
 def outputs_shown(prompt: str) -> list[str]:

@@ -36,7 +36,7 @@ class Checked:
 
 def check_paths(paths: list[str | Path], include: list[str | Path] = (), overlay: dict[str, str] | None = None) -> Checked:
     loader = Loader([Path(p) for p in include], overlay)
-    checked = check_loaded(loader, expand_paths(list(paths)),
+    checked = check_loaded(loader, expand_paths(list(paths), loader.diagnostics),
                            lambda src, checked: ModuleChecker(src, checked, loader.broken).run())
     checked.notes = source_notes(list(paths))
     return checked

@@ -18,6 +18,7 @@ from racesl.diagnostics import Diagnostic, Label, Severity, Span
 from racesl.syntax import ast as A
 from racesl.syntax.docstrings import description
 from racesl.syntax.emit import expr_text, qualify
+from racesl.types import limits as TL
 from racesl.text import article, plural
 from racesl.types import types as T
 
@@ -85,6 +86,7 @@ class ModuleChecker:
         items = self.src.ast.items
         self._module_decl(items)
         self._declare(items)
+        self._bound_type_chains()
         for it in items:
             if isinstance(it, A.TypeDecl):
                 self._type_decl(it)
@@ -187,12 +189,51 @@ class ModuleChecker:
         for every type expression of the module, nested ones included."""
         base = self._type_head(te)
         if te.where is None:
-            return base
+            return self._within_limits(te, base)
         checker = BodyChecker(self.scope, self.path, self.diags)
         checker.check_predicate(te.where, base)
         self.resolved.update(checker.resolved)
+        if not self._narrow_constants(te.where):
+            return base
         pred = T.Pred(te.where, expr_text(te.where), self.name, te.where.span, self.path, te.where_text)
-        return T.refine(base, (pred,))
+        return self._within_limits(te, T.refine(base, (pred,)))
+
+    # ------------------------------------------------------------ size limits (issue 33)
+
+    def _bound_type_chains(self) -> None:
+        """A type declaration resolved through more than MAX_CHAIN others (`type T2 = T1`,
+        thousands deep, in any order) is refused where the chain first passes the bound; the
+        declarations above it resolve to `?`. Resolution recurses a few frames a link."""
+        for name, depth in TL.chain_depths(dict(self.type_items)).items():
+            sym = self.symbols.get(name)
+            if depth <= TL.MAX_CHAIN or sym is None or sym.kind != "type":
+                continue
+            if depth == TL.MAX_CHAIN + 1:
+                self.err("E105", f"type '{name}' is declared through more than {TL.MAX_CHAIN} other "
+                         "declarations", self.type_items[name].name_span,
+                         "declare it from the types it is made of, not through a chain of aliases")
+            sym.type = T.ANY
+
+    def _within_limits(self, te: A.TypeExpr, t: T.Type) -> T.Type:
+        """`t`, or `?` with an error when it nests deeper or writes out longer than the
+        bounds of racesl.types.limits (aliases and newtypes compose types past what one
+        declaration can write; everything downstream walks types recursively)."""
+        problem = TL.too_big(t)
+        if problem is None:
+            return t
+        self.err("E105", problem, te.span, "use a flatter type, or fewer levels of aliases and newtypes")
+        return T.ANY
+
+    def _narrow_constants(self, where: A.Expr) -> bool:
+        """Whether every int literal of a refinement fits the runtime's Int bound; each one
+        that does not is an error (no value of the type could pass it, and the solver,
+        messages and records could not write it in decimal)."""
+        wide = TL.wide_constants(where)
+        for c in wide:
+            self.err("E113", f"this constant has {c.value.bit_length():,} bits; a refinement's constants "
+                     f"have at most {TL.MAX_CONST_BITS:,}", c.span,
+                     "bound the type with a smaller number (Ints past the bound are cut off with !size)")
+        return not wide
 
     def _type_head(self, te: A.TypeExpr) -> T.Type:
         name, args = te.name, te.args
@@ -431,6 +472,11 @@ class ModuleChecker:
         settings = {s.name for s in sig.settings}
         fields = []
         for f, spec, conv in parsed:
+            if not f.isidentifier():  # a literal's braces ({'a': 1}, {5}: an example's value), not a name
+                raw = f + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
+                self.err("E402", f"'{{{raw}}}' in the description is a value's braces, not a placeholder",
+                         doc.span, f"write the braces doubled, {{{{{raw}}}}}: a description is a format string")
+                continue
             if spec or conv:
                 self.err("E402", f"placeholder '{{{f}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}' "
                          "has a conversion or format spec", doc.span,

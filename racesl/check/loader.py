@@ -7,13 +7,15 @@ of each file is still checked.
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 
 import attrs
 
 from racesl import resources
-from racesl.diagnostics import Diagnostic, Span
+from racesl.diagnostics import Diagnostic, Severity, Span
 from racesl.syntax import ast as A
 from racesl.syntax.parser import decode_source, parse_module
 
@@ -79,13 +81,40 @@ def source_notes(paths: list[str | Path]) -> list[str]:
     return notes
 
 
-def expand_paths(paths: list[str | Path]) -> list[Path]:
+def irregular(path: str | Path) -> str | None:
+    """What `path` is when it exists but is no regular file (links followed): reading a FIFO
+    blocks forever and a device may never end, so no reader opens one. None otherwise."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def skipped_warning(path: Path, what: str) -> Diagnostic:
+    return Diagnostic("W202", f"skipped {path}: {what}, not a regular file", Span(1, 1, 1, 1), str(path),
+                      Severity.WARNING, hint="only regular .races files are read from a folder; remove or rename it")
+
+
+def expand_paths(paths: list[str | Path], warnings: list[Diagnostic] | None = None) -> list[Path]:
     """Files as given (`stdlib` names the bundled library, see `locate`); directories →
-    their `.races` files, sorted (deterministic order)."""
+    their regular `.races` files, sorted (deterministic order). A FIFO, socket or device
+    named `*.races` in a folder is skipped, never opened, with a W202 warning in `warnings`."""
     out: list[Path] = []
     for p in map(locate, paths):
         if p.is_dir():
-            out.extend(sorted(p.rglob("*.races")))
+            for f in sorted(p.rglob("*.races")):
+                what = irregular(f)
+                if what is None:
+                    out.append(f)
+                elif what != "a folder" and warnings is not None:
+                    warnings.append(skipped_warning(f, what))
         else:
             out.append(p)
     return out
@@ -135,6 +164,9 @@ class Loader:
         key = str(path)
         if key in self.overlay:
             return self.overlay[key], []
+        what = irregular(path)
+        if what is not None:  # (never opened: a FIFO would block)
+            raise OSError(0, f"{what}, not a regular file")
         return decode_source(path.read_bytes(), key)
 
     def read_module(self, path: Path) -> tuple[str, A.Module, list[Diagnostic]]:

@@ -30,12 +30,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _files(items: list[str]) -> list[str]:
+    """The candidate files: as named, or a folder's `*.races` (a FIFO, socket or device among
+    them skipped with a warning, never opened)."""
+    import sys
     from pathlib import Path
+
+    from racesl.check.loader import irregular
 
     out: list[str] = []
     for item in items:
         p = Path(item)
-        out.extend(sorted(str(f) for f in p.glob("*.races")) if p.is_dir() else [item])
+        if not p.is_dir():
+            out.append(item)
+            continue
+        for f in sorted(p.glob("*.races")):
+            what = irregular(f)
+            if what is None:
+                out.append(str(f))
+            elif what != "a folder":
+                print(f"racesc: warning: skipped {f}: {what}, not a regular file", file=sys.stderr)
     return out
 
 
@@ -54,9 +67,21 @@ def execute(args) -> int:
         pool = Pool.open(args.pool)
     except PoolError as e:
         return fail(str(e))
+    if pool.writable and not args.dry_run:
+        from racesl.output import refusal
+        from racesl.pool.manifest import MANIFEST
+
+        why = refusal(pool.root / MANIFEST)  # the output policy, before any gate runs
+        if why:
+            return fail(why)
     backend = None
     if args.model or args.endpoint:
+        from racesl.cli.common import need
         from racesl.generation import open_backend
+
+        missing = args.model and need("racesc admit --model", "train", ("torch", "transformers"))
+        if missing:
+            return fail(missing)
 
         try:
             kw = {"served_model": args.served_model} if args.endpoint else {}

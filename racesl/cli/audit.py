@@ -3,7 +3,8 @@
 Per operator × size: the mean reward of strategies that skip solving (racesl.audit.shortcuts)
 beside the chance of a uniform guess, the answers' entropy, the share of order-insensitive
 sort tasks, and, with `--model`, a real model's accuracy. Exit 1 when a shortcut beats
-chance by more than the margin.
+chance by more than the margin, naming the environments (value answers) or chains (sort,
+select) that carry it: the same verdict and exit code as `racesc compile`.
 """
 
 from __future__ import annotations
@@ -40,22 +41,28 @@ def execute(args) -> int:
     from pathlib import Path
 
     from racesl.audit import audit_records
-    from racesl.cli.common import fail, stdout_console
-    from racesl.records import read_records
+    from racesl.cli.common import fail, need, stdout_console
+
+    missing = args.model and need("racesc audit --model", "train", ("torch", "transformers"))
+    if missing:
+        return fail(missing)
+    from racesl.records import RecordError, read_task_records
     from racesl.rewards import load_sidecar
 
     if not 0 <= args.margin <= 1:
         return fail("--margin must be between 0 and 1")
     if args.n < 1 or args.max_new_tokens < 1 or args.batch_size < 1:
         return fail("--n, --max-new-tokens and --batch-size must be at least 1")
-    try:
-        records = read_records(args.tasks)
-    except (OSError, ValueError, KeyError) as e:
-        return fail(f"cannot read tasks from {args.tasks}: {e}")
+    try:  # every record checked as every reader of task files checks it: `FILE:N: why`
+        records = read_task_records(args.tasks, prompts=bool(args.model))
+    except RecordError as e:
+        return fail(str(e))
+    except OSError as e:
+        return fail(f"cannot read tasks from {args.tasks}: {e.strerror or e}")
     if not records:
         return fail(f"{args.tasks} holds no task records")
     side = args.tasks + ".library.json"
-    for s in list(args.library) or ([side] if Path(side).exists() else []):
+    for s in list(args.library) or ([side] if Path(side).is_file() else []):
         try:
             load_sidecar(s)
         except (OSError, ValueError, KeyError) as e:
@@ -99,4 +106,9 @@ def print_report(report, console) -> None:
             row.append("" if c.model is None else f"{c.model:.3f}")
         t.add_row(*row)
     console.print(t)
+    for c in report.cells:  # where each shortcut's reward comes from: environments, or chains for sort/select
+        for name in c.beaten:
+            carriers = ", ".join(f"{k.name} (in {k.n}, +{k.excess:.2f} tasks)" for k in c.results[name].carriers)
+            console.print(f"{c.operator} {c.size} {name}: carried by {carriers or 'no one environment'}",
+                          markup=False, highlight=False)
     console.print(report.verdict())

@@ -11,7 +11,6 @@ from rich.console import Console
 from racesl.check import Checked
 from racesl.render import print_diagnostics
 
-
 LOG_WIDTH = 1000  # columns of a console that is no terminal: tables keep their natural width
 
 
@@ -54,9 +53,13 @@ def add_include(p: argparse.ArgumentParser) -> None:
 
 
 def show_notes(checked: Checked, console: Console | None = None) -> None:
-    """Which copy a path named `stdlib` read (see check.loader.locate), to stderr."""
+    """Which copy a path named `stdlib` read (see check.loader.locate), and the files a folder
+    scan skipped (W202: a FIFO, socket or device named *.races, never opened), to stderr."""
     for note in checked.notes:
         (console or stderr_console()).print(f"[dim]{note}[/dim]", highlight=False)
+    for d in checked.diagnostics:
+        if d.code == "W202":
+            (console or stderr_console()).print(f"racesc: warning: {d.message}", highlight=False, markup=False)
 
 
 def show_diagnostics(checked: Checked, console: Console | None = None) -> None:
@@ -69,3 +72,35 @@ def show_diagnostics(checked: Checked, console: Console | None = None) -> None:
 def fail(msg: str, code: int = 2) -> int:
     print(f"racesc: error: {msg}", file=sys.stderr)
     return code
+
+
+# what each extra brings that a command imports: the one table `need` reads
+EXTRAS = {
+    "serve": ("aiohttp",),
+    "lsp": ("pygls", "lsprotocol"),
+    "train": ("torch", "transformers", "trl"),
+    "hf": ("datasets",),
+    "ray": ("ray",),
+}
+
+
+def install_hint(extra: str) -> str:
+    """How to add an extra: racesl is installed from its checkout or a wheel built from it,
+    not from a package index."""
+    return f"pip install -e '.[{extra}]' in the racesl checkout (or pip install 'dist/racesl-*.whl[{extra}]')"
+
+
+def need(what: str, extra: str, modules: tuple[str, ...] | None = None) -> str | None:
+    """None when `modules` (default: the extra's, from EXTRAS) can be imported; else the one
+    line saying that `what` needs `extra` and how to install it. Looked up before importing,
+    so a missing package is this line, never a ModuleNotFoundError traceback."""
+    import importlib.util
+
+    for name in modules or EXTRAS[extra]:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # (a parent that fails to import; a module set to None)
+            found = False
+        if not found:
+            return f"{what} needs the {extra} extra ({name} is not installed): {install_hint(extra)}"
+    return None

@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="worker processes, 1 to 256 (output does not depend on it)")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="build on Ray: 'local' starts Ray on this machine, else a running cluster's address "
-                        "(host:port, or 'auto'); --workers actors (needs racesl[ray]); the output is the same")
+                        "(host:port, or 'auto'); --workers actors (needs the ray extra); the output is the same")
     p.add_argument("--shard", type=shard, metavar="K/N",
                    help="build only shard K of N: the N shards' records, concatenated in order, are the whole output")
     p.add_argument("--untrusted", action="store_true",
@@ -51,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="override a filter, e.g. max_int=1000, repeated_char=false, drop_values=[0,1]")
     p.add_argument("--no-audit", dest="audit", action="store_false",
                    help="skip the shortcut audit of the written tasks (its one-line verdict ends the summary)")
+    p.add_argument("--allow-shortcuts", action="store_true",
+                   help="exit 0 even when the audit finds a shortcut (the tasks are written either way; "
+                        "without this, such a compile exits 1)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on stdout instead of tables (docs/compile.md)")
@@ -144,6 +147,24 @@ class _Sample:
         self.seen += 1
 
 
+def _wrong_examples(lib, untrusted: bool, wall: float) -> list:
+    """The E604s of every environment compiled (racesl.catalogue.diagnose.refusals), run in
+    a sandbox worker under --untrusted."""
+    from racesl.catalogue.diagnose import refusals
+    from racesl.runtime.watchdog import WATCHDOG
+
+    if not untrusted:
+        with WATCHDOG.session():
+            return refusals(lib)
+    from racesl.sandbox_runner import SandboxRunner
+
+    box = SandboxRunner(lib, workers=1, wall=wall)
+    try:
+        return refusals(lib, runner=box.run)
+    finally:
+        box.close()
+
+
 def execute(args) -> int:
     import time
     from pathlib import Path
@@ -168,15 +189,28 @@ def execute(args) -> int:
     except (ConfigError, ValueError, OSError) as e:
         return fail(str(e))
     if fmt == "hf":
-        import importlib.util
+        from racesl.cli.common import need
 
-        if importlib.util.find_spec("datasets") is None:
-            return fail("--format hf needs the datasets package: pip install 'racesl[hf]'")
-        if Path(out).exists() and not Path(out, "dataset_info.json").exists() and not Path(out, "state.json").exists():
-            return fail(f"{out} exists and is not a saved dataset: give --format hf a new folder (or a dataset's)")
+        missing = need("--format hf", "hf")
+        if missing:
+            return fail(missing)
+    from racesl.output import OutputRefused, dataset_folder, refusal
+
+    try:  # the output policy (racesl.output), before any work: hf writes a folder, the others a file
+        why = refusal(out, out + ".library.json") if fmt != "hf" else None
+        if fmt == "hf":
+            dataset_folder(out)
+    except OutputRefused as e:
+        why = str(e)
+    if why:
+        return fail(why)
     if args.ray is not None:
+        from racesl.cli.common import need
         from racesl.compile.ray import RayMissing, check_address
 
+        missing = need("--ray", "ray")
+        if missing:
+            return fail(missing)
         try:
             check_address(args.ray)
         except (RayMissing, ValueError) as e:
@@ -191,6 +225,13 @@ def execute(args) -> int:
     lib = Library(checked)
     if not lib.envs:
         return fail("no environments found")
+    wrong = _wrong_examples(lib, args.untrusted, cfg.filters.wall)  # prompts show them: check's E604
+    if wrong:
+        import attrs
+
+        show_diagnostics(attrs.evolve(checked, diagnostics=wrong), err)
+        return fail(f"{plural(len(wrong), 'worked example')} {'does' if len(wrong) == 1 else 'do'} not hold; "
+                    "nothing was written", 1)
     sandbox = None
     if args.untrusted:
         import functools
@@ -200,7 +241,7 @@ def execute(args) -> int:
         sandbox = functools.partial(SandboxRunner, lib, workers=1, wall=cfg.filters.wall)
     blocks = shard_blocks(cfg, *args.shard) if args.shard else None
     expected = sum(block_target(cfg, b) for b in blocks) if blocks is not None else cfg.n
-    audit_on = (args.json or not args.quiet) and args.audit
+    audit_on = args.audit  # -q too: a gameable task set is never written silently
     sample = _Sample(expected, AUDIT_SAMPLE) if audit_on else None
     t0 = time.perf_counter()
     summary = None
@@ -283,7 +324,24 @@ def execute(args) -> int:
     if summary.tasks < expected:
         err.print(f"[yellow]warning:[/] only {summary.tasks} of {plural(expected, 'task')} could be made "
                   "from this library" + _short_blocks(summary, cfg.block))
-    return 0
+    return _audit_exit(report, args, err)
+
+
+def _audit_exit(report, args, err) -> int:
+    """1 when the audit found a shortcut (the tasks stay written), unless --allow-shortcuts.
+    The verdict is on stdout already unless -q (or --json, which carries it): then on stderr."""
+    if report is None or report.ok:
+        return 0
+    if args.quiet and not args.json:
+        err.print(report.verdict(), style="bold red", markup=False, highlight=False)
+    if args.allow_shortcuts:
+        return 0
+    leaks = report.leaks()
+    named = f" (carried by {', '.join(leaks[:5])}{' …' if len(leaks) > 5 else ''})" if leaks else ""
+    err.print(f"racesc: the tasks were written, but a shortcut beats chance{named}: fix or drop what carries "
+              "it, or pass --allow-shortcuts to accept them (racesc audit OUT shows the table)",
+              markup=False, highlight=False)
+    return 1
 
 
 def _short_blocks(summary, block: int) -> str:

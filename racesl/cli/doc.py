@@ -36,11 +36,19 @@ def _check(args):
 
 
 def execute(args) -> int:
+    from pathlib import Path
+
     from racesl.atomic import atomic_write
     from racesl.catalogue.page import render
     from racesl.library import Library
     from racesl.runtime.watchdog import WATCHDOG
 
+    from racesl.cli.common import fail
+    from racesl.output import refusal
+
+    why = refusal(args.output, stdout=True)  # (before any work)
+    if why:
+        return fail(why)
     checked = _check(args)
     if checked is None:
         return 2
@@ -66,8 +74,8 @@ def execute(args) -> int:
         print(f"racesc: {plural(len(problems), 'example')} to fix; nothing written "
               "(`--add-examples` writes one where a description has none)", file=sys.stderr)
         return 1
-    if args.output:
-        atomic_write(args.output, lambda tmp: open(tmp, "w", encoding="utf-8").write(text))
+    if args.output and args.output != "-":
+        atomic_write(args.output, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     else:
         sys.stdout.write(text)
     return 0

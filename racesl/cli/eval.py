@@ -1,26 +1,30 @@
 """`racesc eval MODEL --tasks FILE`: generate, score with racesl.rewards, and report
 accuracy by operator × size as a table and a PNG heatmap.
 
-torch/transformers (or vLLM) are imported only when the command runs.
+torch/transformers (or vLLM) are imported only when the command runs. Without a GPU the
+defaults are sized to finish in minutes (the first CPU_TASKS tasks, CPU_TOKENS new tokens);
+with one, every task and GPU_TOKENS.
 """
 
 from __future__ import annotations
 
 import argparse
-
-from racesl.text import plural
+import contextlib
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL", help="a model folder (as saved by racesc train) or a hub id")
     p.add_argument("--tasks", required=True, metavar="FILE", help="task records (.jsonl or .parquet, from racesc compile)")
     p.add_argument("--backend", choices=("transformers", "vllm"), default="transformers")
-    p.add_argument("--n", type=int, default=None, help="evaluate the first N tasks (default: all)")
+    p.add_argument("--n", type=int, default=None,
+                   help=f"evaluate the first N tasks (default: all on a GPU, {CPU_TASKS} on a CPU)")
     p.add_argument("--samples", type=int, default=1, help="completions per task (default 1)")
-    p.add_argument("--max-new-tokens", type=int, default=1024, metavar="K")
+    p.add_argument("--max-new-tokens", type=int, default=None, metavar="K",
+                   help=f"new tokens per completion (default {GPU_TOKENS} on a GPU, {CPU_TOKENS} on a CPU)")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature (default: 0, greedy, for one sample; 1.0 for several)")
-    p.add_argument("--batch-size", type=int, default=16, help="prompts per generate call (transformers)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="prompts per generate call (transformers; default 16 on a GPU, 4 on a CPU)")
     p.add_argument("--system-prompt", default=None)
     p.add_argument("--no-chat", action="store_true", help="plain-text prompts, no chat template")
     p.add_argument("--seed", type=int, default=0)
@@ -31,6 +35,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 FILES = ("results.json", "completions.jsonl", "accuracy.png")
+CPU_TASKS, CPU_TOKENS, GPU_TOKENS = 100, 256, 1024
+
+
+def defaults(args, gpu: bool) -> tuple[int | None, int, int]:
+    """n, max new tokens and batch size: the given ones, else what finishes in minutes on this
+    machine (a CPU generates a few tokens a second per sequence, a GPU thousands)."""
+    n = args.n if args.n is not None else (None if gpu else CPU_TASKS)
+    tokens = args.max_new_tokens or (GPU_TOKENS if gpu else CPU_TOKENS)
+    return n, tokens, args.batch_size or (16 if gpu else 4)
+
+
+def _has_gpu(backend: str) -> bool:
+    if backend == "vllm":
+        return True  # (vLLM runs on a GPU only)
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def summary_json(res: dict, out_dir: str) -> dict:
@@ -44,32 +65,48 @@ def summary_json(res: dict, out_dir: str) -> dict:
 
 
 def execute(args) -> int:
-    from racesl.cli.common import fail, stderr_console, stdout_console
+    from racesl.cli.common import fail, need, stderr_console, stdout_console
 
     if args.n is not None and args.n < 1:
         return fail("--n must be at least 1")
-    if args.samples < 1 or args.max_new_tokens < 1 or args.batch_size < 1:
+    if args.samples < 1 or (args.max_new_tokens or 1) < 1 or (args.batch_size or 1) < 1:
         return fail("--samples, --max-new-tokens and --batch-size must be at least 1")
     temperature = args.temperature if args.temperature is not None else (0.0 if args.samples == 1 else 1.0)
     if args.samples > 1 and temperature == 0:
         return fail("several --samples with temperature 0 would all be the same: give --temperature")
-    if args.backend == "transformers":
-        try:
-            import torch  # noqa: F401
-            import transformers  # noqa: F401
-        except ImportError as e:
-            return fail(f"racesc eval needs the training extra ({e.name} is missing): pip install 'racesl[train]'")
+    from pathlib import Path
 
-    from racesl.train.evaluate import EvalError, evaluate, table
+    from racesl.output import OutputRefused, folder, refusal
+
+    try:  # the output policy (racesl.output), before any work: a folder, and each file in it
+        folder(args.output)
+        why = refusal(*(Path(args.output, f) for f in FILES))
+    except OutputRefused as e:
+        why = str(e)
+    if why:
+        return fail(why)
+    if args.backend == "transformers":
+        missing = need("racesc eval", "train", ("torch", "transformers"))
+        if missing:
+            return fail(missing)
+
+    from racesl.train.evaluate import EvalError, evaluate, load_tasks, table
 
     err = stderr_console()
+    n, max_new_tokens, batch_size = defaults(args, _has_gpu(args.backend))
     try:
-        with err.status("generating") as status:
-            res = evaluate(args.model, args.tasks, backend=args.backend, n=args.n, samples=args.samples,
-                           max_new_tokens=args.max_new_tokens, temperature=temperature, batch_size=args.batch_size,
+        total = len(load_tasks(args.tasks, n))
+    except EvalError as e:
+        return fail(str(e))
+    if n is not None and args.n is None and not args.json:
+        err.print(f"no GPU: the first {total} tasks, {max_new_tokens} new tokens each (--n and --max-new-tokens "
+                  "choose)", highlight=False)
+    try:
+        with _bar(err, total, args.json) as progress:
+            res = evaluate(args.model, args.tasks, backend=args.backend, n=n, samples=args.samples,
+                           max_new_tokens=max_new_tokens, temperature=temperature, batch_size=batch_size,
                            system_prompt=args.system_prompt, chat=not args.no_chat, seed=args.seed,
-                           out_dir=args.output,
-                           progress=lambda k: status.update(f"generating: {plural(k, 'task')} done"))
+                           out_dir=args.output, progress=progress)
     except EvalError as e:
         return fail(str(e))
     except OSError as e:
@@ -86,3 +123,25 @@ def execute(args) -> int:
               f"scoring {res['score_seconds']:.2f} s")
     out.print(f"wrote {args.output}/results.json, completions.jsonl, accuracy.png")
     return 0
+
+
+@contextlib.contextmanager
+def _bar(console, total: int, quiet: bool):
+    """A progress bar of tasks generated (tasks done, elapsed, time left) while the model
+    runs; its callable takes the number done. None with --json (stdout is the data)."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(TextColumn("generating"), BarColumn(), MofNCompleteColumn(), TextColumn("tasks"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as prog:
+        bar = prog.add_task("", total=total)
+        yield lambda done: prog.update(bar, completed=done)

@@ -53,21 +53,17 @@ def _summary(s, console) -> None:
 
 
 def _train(cfg, args) -> int:
-    from racesl.cli.common import fail
+    from racesl.cli.common import fail, need
 
-    try:
-        from racesl.evolve import grpo
-    except ModuleNotFoundError as e:
-        if e.name not in ("racesl.evolve.grpo", "torch", "transformers", "trl"):
-            raise
-        what = "racesl.evolve.grpo is not installed in this build" if e.name == "racesl.evolve.grpo" else \
-            f"{e.name} is missing: pip install 'racesl[train]'"
-        return fail(f"racesc evolve --train needs the training part: {what}")
+    missing = need("racesc evolve --train", "train")
+    if missing:
+        return fail(missing)
+    from racesl.evolve import grpo
     return grpo.train_evolve(cfg, args)
 
 
 def execute(args) -> int:
-    from racesl.cli.common import fail, stderr_console, stdout_console
+    from racesl.cli.common import fail, need, stderr_console, stdout_console
     from racesl.cli.summary import print_json
     from racesl.evolve.config import load
     from racesl.pool import PoolError
@@ -78,8 +74,24 @@ def execute(args) -> int:
                                                pool=args.pool)
     except ConfigError as e:
         return fail(str(e))
+    from pathlib import Path
+
+    from racesl.evolve.loop import LOG
+    from racesl.output import OutputRefused, folder, refusal
+    from racesl.pool.manifest import MANIFEST
+
+    try:  # the output policy (racesl.output), before any work: the pool folder and what evolve writes in it
+        folder(cfg.pool.dir)
+        why = refusal(Path(cfg.pool.dir, MANIFEST), Path(cfg.pool.dir, LOG))
+    except OutputRefused as e:
+        why = str(e)
+    if why:
+        return fail(why)
     if args.train:
         return _train(cfg, args)
+    missing = cfg.generator.model and need("racesc evolve --model", "train", ("torch", "transformers"))
+    if missing:
+        return fail(missing)
 
     from racesl.evolve.loop import evolve, open_generator
 

@@ -21,23 +21,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no summary line")
 
 
-def files_of(paths: list[str]) -> tuple[list[Path], list[str]]:
+def files_of(paths: list[str]) -> tuple[list[Path], list[str], list[str]]:
     """The `.races` files the paths name (folders searched recursively, in sorted order),
-    and the paths that name nothing."""
-    files, missing = [], []
+    one line for each path that names nothing readable, and one warning for each FIFO,
+    socket or device named `*.races` in a folder (skipped, never opened)."""
+    from racesl.check.loader import irregular
+
+    files, missing, skipped = [], [], []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.races") if f.is_file()))
+            for f in sorted(p.rglob("*.races")):
+                what = irregular(f)
+                if what is None:
+                    files.append(f)
+                elif what != "a folder":
+                    skipped.append(f"skipped {f}: {what}, not a regular file")
         elif p.is_file():
             files.append(p)
         else:
-            missing.append(str(p))
-    return list(dict.fromkeys(files)), missing
+            what = irregular(p)
+            missing.append(f"{p}: {what}, not a file" if what else f"{p}: no such file or folder")
+    return list(dict.fromkeys(files)), missing, skipped
 
 
 def execute(args) -> int:
     from racesl.atomic import atomic_write
     from racesl.cli.common import stderr_console
+    from racesl.output import refusal
     from racesl.format import MeaningChanged, format_source
     from racesl.render import print_diagnostics
     from racesl.syntax.parser import decode_source
@@ -52,11 +62,19 @@ def execute(args) -> int:
             return 2
         sys.stdout.write(result.text)
         return 0
-    files, missing = files_of(args.paths)
+    files, missing, skipped = files_of(args.paths)
     for m in missing:
-        err.print(f"racesc: error: {m}: no such file or folder", highlight=False)
+        err.print(f"racesc: error: {m}", highlight=False)
+    for s in skipped:
+        err.print(f"racesc: warning: {s}", highlight=False)
     changed, failed = [], 0
+    writing = not (args.check or args.diff)
     for path in files:
+        why = refusal(path) if writing else None  # a read-only file is not rewritten; a link's target is
+        if why:
+            err.print(f"racesc: error: {why}", highlight=False)
+            failed += 1
+            continue
         try:
             text, diags = decode_source(path.read_bytes(), str(path))
         except OSError as e:

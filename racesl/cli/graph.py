@@ -40,6 +40,7 @@ def _find(graph, name: str) -> str | None:
 def execute(args) -> int:
     import json
     import shutil
+    from pathlib import Path
     import subprocess
     import sys
 
@@ -50,6 +51,11 @@ def execute(args) -> int:
     from racesl.graph import views
     from racesl.graph.signature import build_graph
 
+    from racesl.output import refusal
+
+    why = refusal(args.output, stdout=True)  # (before any work: a folder, a FIFO, a read-only file)
+    if why:
+        return fail(why)
     if args.around and args.module:
         return fail("give --around or --module, not both")
     if args.by and args.around:
@@ -102,8 +108,8 @@ def execute(args) -> int:
                 return fail("--format svg needs Graphviz's `dot` (apt-get install graphviz); "
                             "or use --format dot / html")
             text = subprocess.run([dot, "-Tsvg"], input=text, capture_output=True, text=True, check=True).stdout
-    if args.output:
-        atomic_write(args.output, lambda tmp: open(tmp, "w", encoding="utf-8").write(text))
+    if args.output and args.output != "-":
+        atomic_write(args.output, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     else:
         sys.stdout.write(text)
     return 0

@@ -27,11 +27,11 @@ def execute(args) -> int:
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if args.verbose else logging.WARNING)
-    try:
-        from racesl.lsp.server import serve  # imports pygls: only here
-    except ModuleNotFoundError as e:
-        print(f"racesc lsp: {e.name} is not installed; install racesl[lsp] (pip install 'racesl[lsp]')",
-              file=sys.stderr)
-        return 2
+    from racesl.cli.common import fail, need
+
+    missing = need("racesc lsp", "lsp")
+    if missing:
+        return fail(missing)
+    from racesl.lsp.server import serve  # imports pygls: only here
     serve(args.include, max(0.0, args.debounce_ms) / 1000)
     return 0

@@ -57,6 +57,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except ValueError as e:  # the last net: a refused output (racesl.output), a path with a NUL in it
+        from racesl.output import OutputRefused
+
+        if isinstance(e, OutputRefused):
+            print(f"racesc: error: {e}", file=sys.stderr)
+            return 2
+        if "null byte" in str(e) or "null character" in str(e):
+            print("racesc: error: a path cannot hold a NUL character", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

@@ -152,20 +152,11 @@ def _cell_order(item):
 
 
 def _tasks(path: str) -> dict:
-    """{id: record} of the tasks file; ValueError saying why it cannot serve."""
-    from racesl.records import read_records
+    """{id: record} of the tasks file; RecordError (`FILE:N: why`, as every reader of task
+    files says it: racesl.records.read_task_records) or OSError."""
+    from racesl.records import read_task_records
 
-    try:
-        got = read_records(path)
-    except RecursionError:
-        raise ValueError("a line is nested too deeply") from None
-    records = {}
-    for k, r in enumerate(got, 1):
-        rid = r.get("id") if isinstance(r, dict) else None
-        if not isinstance(rid, (str, int)) or isinstance(rid, bool):
-            raise ValueError(f"record {k} is not an object with a string \"id\"")
-        records[rid] = r
-    return records
+    return {r["id"]: r for r in read_task_records(path, prompts=False)}  # (no model reads the prompts)
 
 
 def execute(args) -> int:
@@ -185,11 +176,21 @@ def execute(args) -> int:
     err = stderr_console()
     if args.json and args.output == "-":
         return fail("--json and -o - would both write to stdout: give -o a file")
+    from racesl.output import refusal
+
+    why = refusal(args.output, stdout=True)  # (before any work: a folder, a FIFO, a read-only file)
+    if why:
+        return fail(why)
+    from racesl.records import RecordError
+
     try:
         records = _tasks(args.tasks)
-    except (OSError, ValueError, KeyError) as e:
-        return fail(f"cannot read tasks from {args.tasks}: {e}")
-    sidecars = list(args.library) or ([args.tasks + ".library.json"] if Path(args.tasks + ".library.json").exists() else [])
+    except RecordError as e:
+        return fail(str(e))
+    except OSError as e:
+        return fail(f"cannot read tasks from {args.tasks}: {e.strerror or e}")
+    side = args.tasks + ".library.json"
+    sidecars = list(args.library) or ([side] if Path(side).is_file() else [])
     for s in sidecars:
         try:
             load_sidecar(s)

@@ -42,7 +42,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args) -> int:
     import sys
 
-    from racesl.cli.common import fail
+    from racesl.cli.common import fail, need
+
+    missing = need("racesc serve", "serve")
+    if missing:
+        return fail(missing)
     from racesl.serve import TaskIndex, serve
     from racesl.text import plural
 

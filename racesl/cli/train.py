@@ -63,7 +63,7 @@ def execute(args) -> int:
     import os
     import sys
 
-    from racesl.cli.common import fail, stderr_console
+    from racesl.cli.common import fail, need, stderr_console
     from racesl.search.config import ConfigError
     from racesl.train.config import load
 
@@ -73,12 +73,9 @@ def execute(args) -> int:
         return fail(str(e))
     if args.launch:
         return _launch(args, cfg)
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-        import trl  # noqa: F401
-    except ImportError as e:
-        return fail(f"racesc train needs the training extra ({e.name} is missing): pip install 'racesl[train]'")
+    missing = need("racesc train", "train")
+    if missing:
+        return fail(missing)
 
     from racesl.train.trainer import TrainError, train
 

@@ -1,4 +1,4 @@
-"""Batches built by Ray actors (`racesc compile --ray ADDRESS`, the `racesl[ray]` extra).
+"""Batches built by Ray actors (`racesc compile --ray ADDRESS`, the `ray` extra).
 
 The driver decides every batch and its quotas exactly as it does for forked workers
 (racesl.compile.workers); here each batch is cut into one contiguous chunk per actor, and
@@ -27,7 +27,7 @@ def _ray():
     try:
         import ray
     except ImportError:
-        raise RayMissing("--ray needs Ray: pip install 'racesl[ray]'") from None
+        raise RayMissing("--ray needs Ray: pip install -e '.[ray]' in the racesl checkout") from None
     return ray
 
 

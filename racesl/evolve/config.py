@@ -3,7 +3,7 @@
     [pool]       dir, seeds = ["stdlib"], max_age (steps; 0 = never), seed_floor = 0.2
     [generator]  model (a folder) | endpoint (an OpenAI-compatible …/v1), served_model, system,
                  temperature, max_tokens, candidates_per_step, steps, seed, timeout, retries,
-                 model_gates
+                 max_reply_bytes, model_gates
     [admit]      racesl.admit.context.AdmitConfig fields (the gates' settings)
     [reward]     calibration_weight, novelty_weight, uncalibrated, generator_weight,
                  and [reward.penalty]: gate → the reward of a candidate it rejected
@@ -76,8 +76,9 @@ class GeneratorSettings:
     candidates_per_step: int = attrs.field(default=4, validator=whole(1, 10_000))
     steps: int = attrs.field(default=10, validator=whole(0))  # the step the pool should reach
     seed: int = attrs.field(default=0, validator=whole(0))
-    timeout: float = attrs.field(default=120.0, validator=number(0, above=True))  # seconds a request
+    timeout: float = attrs.field(default=120.0, validator=number(0, above=True))  # s, connect to last byte
     retries: int = attrs.field(default=2, validator=whole(0, 100))
+    max_reply_bytes: int = attrs.field(default=16 << 20, validator=whole(1))  # cut off beyond
     # the model gates (review, calibration) ask the generator's backend too (EvoEnv: one
     # policy in both roles); false runs the model-free gates only
     model_gates: bool = attrs.field(default=True, validator=flag)
@@ -160,6 +161,16 @@ def _fields(cls) -> tuple[str, ...]:
     return tuple(a.name for a in attrs.fields(cls))
 
 
+def _paths_plain(section: str, table: dict, keys: tuple[str, ...]) -> None:
+    """A path setting holding a NUL character names no file: one located line, never the
+    ValueError the file system functions raise."""
+    for k in keys:
+        v = table.get(k)
+        for text in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(text, str) and "\0" in text:
+                raise ConfigError(f"[{section}] {k}: a path cannot hold a NUL character ({show(text)})", section, k)
+
+
 def _resolve(base: Path, p: str) -> str:
     q = Path(p).expanduser()
     return str(q if q.is_absolute() else (base / q).resolve())
@@ -197,11 +208,13 @@ def parse(data: dict, base: Path, path: Path | None = None) -> EvolveConfig:
     unknown_sections(data, SECTIONS)
     p = dict(data.get("pool", {}))
     unknown_keys("pool", p, _fields(PoolSettings))
+    _paths_plain("pool", p, ("dir", "seeds"))
     pool = PoolSettings(**p)
     pool = attrs.evolve(pool, dir=_resolve(base, pool.dir),
                         seeds=tuple(s if s == STDLIB else _resolve(base, s) for s in pool.seeds))
     g = dict(data.get("generator", {}))
     unknown_keys("generator", g, _fields(GeneratorSettings))
+    _paths_plain("generator", g, ("model", "endpoint", "served_model"))
     gen = GeneratorSettings(**g)
     gen = attrs.evolve(gen, model=_model_path(base, gen.model))
     r = dict(data.get("reward", {}))

@@ -382,7 +382,10 @@ def build(tcfg, *, generator_prompt: Callable[[int, int], Any], library: Callabl
         raise TrainError(f"cannot load the model from {model_path}: {e}") from None
     trainer.generator_weight = float(generator_weight)
     out.mkdir(parents=True, exist_ok=True)
-    log_path.write_text("", encoding="utf-8")  # one file per run
+    from racesl.atomic import atomic_write
+
+    # one file per run, written under the output policy (a FIFO or a folder there is refused)
+    atomic_write(log_path, lambda tmp: Path(tmp).write_text("", encoding="utf-8"))
     return Built(trainer, source, solver, generator, tokenizer, args, context)
 
 
@@ -431,7 +434,9 @@ def run(built: Built, *, save: bool = True) -> dict:
     }
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "evolve_summary.json").write_text(json.dumps(summary, indent=1), "utf-8")
+    from racesl.atomic import atomic_write
+
+    atomic_write(out / "evolve_summary.json", lambda tmp: Path(tmp).write_text(json.dumps(summary, indent=1), "utf-8"))
     return summary
 
 
@@ -552,7 +557,7 @@ def train_evolve(cfg, args, *, context=None, hooks=None, echo=print) -> int:
         import trl  # noqa: F401
     except ImportError as e:
         return fail(f"racesc evolve --train needs the training extra ({e.name} is missing): "
-                    "pip install 'racesl[train]'")
+                    "pip install -e '.[train]' in the racesl checkout")
     from racesl.admit.run import admit_text
     from racesl.train.trainer import TrainError
 

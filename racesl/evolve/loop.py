@@ -116,7 +116,7 @@ def open_generator(cfg: EvolveConfig):
     g = cfg.generator
     cfg.require_generator()
     if g.endpoint:
-        kw = {"timeout": g.timeout, "retries": g.retries}
+        kw = {"timeout": g.timeout, "retries": g.retries, "max_reply_bytes": g.max_reply_bytes}
         if g.served_model:
             kw["served_model"] = g.served_model
         return open_backend(None, g.endpoint, **kw)

@@ -3,16 +3,24 @@ standard library only.
 
 Every request carries its temperature, seed and token budget explicitly. Connection errors,
 timeouts, HTTP 429 and 5xx are retried with exponential backoff (no jitter: a rerun waits the
-same way); other 4xx and malformed replies are not, since sending them again cannot help.
+same way); other 4xx, malformed and oversized replies are not, since sending them again cannot
+help.
+
+A server is not trusted to be quick or small: each HTTP attempt has one deadline, `timeout`
+seconds from connecting to the reply's last byte (a watchdog closes the socket when it passes,
+so a server dripping a byte a second cannot stretch it), and a reply is cut off once it is
+over `max_reply_bytes` (counted while reading, chunked or not). JSON text escapes may carry
+lone surrogates; they stay in the text, and the admission's parse gate refuses them.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
 from racesl.generation.base import Reply, Request, Status, failed, messages
@@ -26,26 +34,55 @@ class _Failure(Exception):
         self.detail, self.retry, self.status = detail, retry, status
 
 
-def _is_timeout(exc: BaseException) -> bool:
-    return isinstance(exc, TimeoutError) or (isinstance(exc, urllib.error.URLError)
-                                            and isinstance(exc.reason, TimeoutError))
+MAX_REPLY_BYTES = 16 << 20  # a chat reply of tens of thousands of tokens is a few hundred KB
+CHUNK = 65536
+
+
+class _Deadline:
+    """Shuts a connection's socket when `seconds` have passed: every blocked read on it then
+    ends at once, however the server paces its bytes."""
+
+    def __init__(self, conn: http.client.HTTPConnection, seconds: float):
+        self.conn, self.fired = conn, False
+        self.end = time.monotonic() + seconds
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        sock = self.conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def passed(self) -> bool:
+        return self.fired or time.monotonic() >= self.end
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 class OpenAIBackend:
     """Chat completions from `base_url` (ending in /v1).
 
-    `retries` is the number of retries after the first attempt; the waits are
+    `timeout` bounds each attempt from connecting to the last byte; `max_reply_bytes` bounds
+    a reply's body. `retries` is the number of retries after the first attempt; the waits are
     `backoff * 2**k` seconds. With `model=None` the server's first listed model is used
     (asked once, on first use). Up to `concurrency` requests are in flight at once; replies
     come back in request order.
     """
 
     def __init__(self, base_url: str, *, model: str | None = None, api_key: str | None = None,
-                 timeout: float = 60.0, retries: int = 3, backoff: float = 0.5, concurrency: int = 4):
+                 timeout: float = 60.0, retries: int = 3, backoff: float = 0.5, concurrency: int = 4,
+                 max_reply_bytes: int = MAX_REPLY_BYTES):
         self.base_url = base_url.rstrip("/")
         self.name = f"openai:{self.base_url}"
         self.model = model
         self.timeout = timeout
+        self.max_reply_bytes = max(1, int(max_reply_bytes))
         self.retries = max(0, retries)
         self.backoff = backoff
         self.concurrency = max(1, concurrency)
@@ -58,23 +95,64 @@ class OpenAIBackend:
     # -- HTTP -----------------------------------------------------------------------------
     def _once(self, method: str, path: str, body: dict | None) -> dict:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=self._headers)
+        url = urllib.parse.urlsplit(self.base_url + path)
+        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        target = url.path + (f"?{url.query}" if url.query else "")
+        timed_out = _Failure(f"timed out after {self.timeout:g} s", retry=True, status="timeout")
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            text = exc.read().decode("utf-8", "replace")[:200].strip()
-            retry = exc.code == 429 or exc.code >= 500
-            raise _Failure(f"HTTP {exc.code}" + (f": {text}" if text else ""), retry=retry) from None
-        except Exception as exc:  # noqa: BLE001 - connection refused, reset, timed out...
-            if _is_timeout(exc):
-                raise _Failure(f"timed out after {self.timeout:g} s", retry=True, status="timeout") from None
-            reason = getattr(exc, "reason", exc)
-            raise _Failure(f"connection failed: {type(reason).__name__}: {reason}", retry=True) from None
+            conn = kind(url.hostname or "", url.port, timeout=self.timeout)
+        except Exception as exc:  # noqa: BLE001 - a URL http.client cannot use
+            raise _Failure(f"connection failed: {type(exc).__name__}: {exc}", retry=False) from None
+        deadline = _Deadline(conn, self.timeout)
+        try:
+            conn.connect()
+            if deadline.passed():  # (the watchdog may have fired before there was a socket to shut)
+                raise TimeoutError
+            conn.request(method, target, body=data, headers=self._headers)
+            resp = conn.getresponse()
+            if resp.status >= 400:
+                text = self._read(resp, deadline, 200).decode("utf-8", "replace").strip()
+                retry = resp.status == 429 or resp.status >= 500
+                raise _Failure(f"HTTP {resp.status}" + (f": {text}" if text else ""), retry=retry)
+            raw = self._read(resp, deadline, self.max_reply_bytes, cap=True)
+        except _Failure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - connection refused, reset, timed out, cut by the deadline
+            if deadline.passed() or isinstance(exc, TimeoutError):
+                raise timed_out from None
+            raise _Failure(f"connection failed: {type(exc).__name__}: {exc}", retry=True) from None
+        finally:
+            deadline.cancel()
+            conn.close()
+        if deadline.fired:
+            raise timed_out
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise _Failure(f"reply is not JSON: {raw[:120]!r}", retry=False) from None
+
+    def _read(self, resp, deadline: _Deadline, limit: int, *, cap: bool = False) -> bytes:
+        """The body, read a piece at a time: at most `limit` bytes (beyond it, with `cap`, the
+        reply is refused), and never past the deadline."""
+        length = resp.getheader("Content-Length")
+        if cap and length and length.strip().isdigit() and int(length) > limit:
+            raise _Failure(f"reply of {int(length)} bytes is over the {limit}-byte limit", retry=False)
+        parts, got = [], 0
+        while True:
+            if deadline.passed():
+                raise TimeoutError
+            piece = resp.read1(CHUNK)
+            if not piece:
+                if deadline.fired:
+                    raise TimeoutError
+                break
+            parts.append(piece)
+            got += len(piece)
+            if got > limit:
+                if cap:
+                    raise _Failure(f"reply is over the {limit}-byte limit (cut off while reading)", retry=False)
+                break
+        return b"".join(parts)[:limit]
 
     def _call(self, method: str, path: str, body: dict | None) -> dict:
         """The reply's JSON, retrying what may pass on a second try; `_Failure` when it never does."""

@@ -62,8 +62,10 @@ def save_parquet(parquet: str | Path, target: str | Path, lib) -> int:
     import datasets
     from datasets import Dataset
 
+    from racesl.output import dataset_folder
+
     datasets.disable_progress_bars()  # (a compile has its own progress bar, and -q means quiet)
-    target = Path(target)
+    target = dataset_folder(target)  # (the output policy: a link is followed, a foreign folder refused)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".part", dir=target.parent))
     try:

@@ -36,7 +36,17 @@ def _library(paths: tuple, include: tuple):
                          f"{first.code} {first.message}")
     if not checked.modules:
         raise ValueError("no .races files found")
-    return Library(checked)
+    from racesl.catalogue.diagnose import refusals
+    from racesl.runtime.watchdog import WATCHDOG
+
+    lib = Library(checked)
+    with WATCHDOG.session():
+        wrong = refusals(lib)  # prompts show the examples: refused as `racesc compile` refuses them
+    if wrong:
+        first = wrong[0]
+        raise ValueError(f"a worked example does not hold: {first.path}:{first.span.line}:{first.span.col}: "
+                         f"{first.code} {first.message}")
+    return lib
 
 
 def config(seed: int = 0, operators: str | None = None, level: int | None = None, **kw) -> CompileConfig:

@@ -8,6 +8,7 @@ not change; its result is the same `Checked` value `check_paths` returns.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -89,8 +90,15 @@ class Library:
         return SignatureGraph(self.envs())
 
 
+class LibraryPending(Exception):
+    """The library is out of date and checking it is long work, not for the server's event
+    loop (`Workspace.large_chars`): the caller goes without it; a background job makes it."""
+
+
 class Workspace:
     """Open documents, their analyses, and the library around them."""
+
+    large_chars: int | None = None  # the server sets it: see `library` and `long_work`
 
     def __init__(self, include: Iterable[str | Path] = (), roots: Iterable[str | Path] = ()):
         self.include = [Path(p).absolute() for p in include]
@@ -103,6 +111,7 @@ class Workspace:
         self.driver = CheckDriver()
         self._library: Library | None = None
         self._workspace_files: list[str] | None = None
+        self.skipped_files: list[Diagnostic] = []  # W202: FIFOs, sockets, devices named *.races (never opened)
         self._read_config()
 
     # ------------------------------------------------------------ configuration
@@ -123,7 +132,10 @@ class Workspace:
 
     def workspace_files(self) -> list[str]:
         if self._workspace_files is None:
+            from racesl.check.loader import irregular, skipped_warning
+
             files: list[str] = []
+            skipped: list[Diagnostic] = []
             dirs = 0
             for root in self.roots:
                 if not root.is_dir():
@@ -132,11 +144,17 @@ class Workspace:
                     dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
                     for f in sorted(filenames):
                         if f.endswith(".races"):
-                            files.append(str(Path(dirpath, f).absolute()))
+                            path = Path(dirpath, f).absolute()
+                            what = irregular(path)  # a FIFO named x.races would block the server: never opened
+                            if what is None:
+                                files.append(str(path))
+                            elif what != "a folder":
+                                skipped.append(skipped_warning(path, what))
                     dirs += 1
                     if len(files) >= MAX_WORKSPACE_FILES or dirs >= MAX_WORKSPACE_DIRS:
                         break
             self._workspace_files = files[:MAX_WORKSPACE_FILES]
+            self.skipped_files = skipped  # (W202 warnings: what the scan left unopened)
         return self._workspace_files
 
     def forget_workspace_files(self) -> None:
@@ -201,12 +219,31 @@ class Workspace:
 
     # ------------------------------------------------------------ analysis
 
+    def is_current(self, uri: str) -> bool:
+        """The last analysis of `uri` saw the text of every open document as it is now."""
+        doc, prev = self.docs.get(uri), self.analyses.get(uri)
+        if doc is None or prev is None or prev.text is not doc.text:
+            return False
+        state = {d.path: d.text for d in self.docs.values()}
+        return prev.docs_state.keys() == state.keys() and all(state[p] is t for p, t in prev.docs_state.items())
+
+    def long_work(self, uri: str) -> bool:
+        """Analysing `uri` now would parse or check a document over `large_chars` characters
+        (its own text, or another open document's text not parsed yet)."""
+        if self.large_chars is None or self.is_current(uri):
+            return False
+        for d in list(self.docs.values()):
+            if len(d.text) > self.large_chars:
+                cached = self.parsed.get(d.uri)
+                if d.uri == uri or cached is None or cached[0] is not d.text:
+                    return True
+        return False
+
     def analyze(self, uri: str) -> Analysis:
         doc = self.docs[uri]
         prev = self.analyses.get(uri)
         state = {d.path: d.text for d in self.docs.values()}
-        if prev is not None and prev.text is doc.text and prev.docs_state.keys() == state.keys() \
-                and all(state[p] is t for p, t in prev.docs_state.items()):
+        if self.is_current(uri):
             return prev  # neither this document nor any other open one changed
         t0 = time.perf_counter()
         docs = self.doc_sources()
@@ -233,10 +270,16 @@ class Workspace:
 
     def library(self) -> Library:
         """Stdlib + workspace files + open documents, checked together (for the graph and references)."""
+        inline = self.large_chars is None or threading.current_thread() is not threading.main_thread() \
+            or all(len(d.text) <= self.large_chars for d in self.docs.values())
+        if not inline and any(self.long_work(uri) for uri in list(self.docs)):
+            raise LibraryPending()  # (a large document's text is not parsed yet)
         docs = self.doc_sources()
         key = tuple(sorted((p, id(d.parsed)) for p, d in docs.items()))
         if self._library is not None and self._library.key == key:
             return self._library
+        if not inline:
+            raise LibraryPending()
         paths = list(docs) + [p for p in self.workspace_files() if p not in docs] + \
             [p for p in self.stdlib_files() if p not in docs]
         checked = self.driver.check(paths, self.include, docs, "library")
@@ -245,7 +288,10 @@ class Workspace:
 
     def all_modules(self) -> dict[str, CheckedModule]:
         """Every module known: the library's, overridden by the open documents' own analyses."""
-        mods = dict(self.library().checked.modules)
+        try:
+            mods = dict(self.library().checked.modules)
+        except LibraryPending:  # (the open documents' own modules are enough meanwhile)
+            mods = {}
         for a in self.analyses.values():
             for name, cm in a.checked.modules.items():
                 mods.setdefault(name, cm)

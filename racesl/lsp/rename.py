@@ -18,8 +18,15 @@ Refused with an error response, so that the editor says why:
   item or a module-level name;
 - a module with syntax errors that mentions the name: the part that does not parse (see
   racesl.lsp.incremental) may hold occurrences the index cannot see.
+- a name whose meaning is its spelling (BOUND_BY_NAME): `rng`, which the checker gives the
+  random generator's methods (`rng.randint`, ...) only under that name, so a sampler's
+  `rng` renamed stops checking, and a local renamed to `rng` would change meaning. prepareRename
+  answers these with the same error, so that the editor never offers them.
 prepareRename answers null where nothing can be renamed: builtins, base types, keywords,
-decorators, laws, methods, modules, the `it` of refinements, unresolved names.
+decorators, laws, methods, modules, the `it` of refinements, unresolved names. What needs
+no rule of its own: settings are bound by name, but every place that names one (the
+description's `{placeholders}`, `@sample(name=...)`, keyword arguments) is renamed with it;
+new names that are keywords, reserved, built-in or `it` are refused (name_problem).
 
 The edit uses `documentChanges` (versioned for open documents, so that a client drops it
 if a buffer changed meanwhile) when the client supports them, otherwise `changes`.
@@ -47,6 +54,10 @@ from racesl.syntax import ast as A
 from racesl.syntax.lexer import FORBIDDEN_WORDS, KEYWORDS, TOP_KEYWORDS
 
 RESERVED = KEYWORDS | TOP_KEYWORDS | FORBIDDEN_WORDS | {"True", "False", "None"}
+BOUND_BY_NAME = {  # a parameter or local whose name the checker reads: never renamed, never a new name
+    "rng": "the checker knows a sampler's random generator by this name (rng.randint, rng.choice, "
+           "rng.sample, rng.shuffle)",
+}
 _FIELD_END = re.compile(r"[.\[!:]")
 
 
@@ -130,6 +141,8 @@ def target_at(view: View, p: L.Position) -> Target | None:
     if t[0] == "local" and occ.item is not None:
         if is_stdlib(view.ws, view.a.path):
             raise RenameRefused(f"{Path(view.a.path).name} is a file of the bundled stdlib, which is read-only")
+        if t[-1] in BOUND_BY_NAME:
+            raise RenameRefused(f"'{t[-1]}' cannot be renamed: {BOUND_BY_NAME[t[-1]]}")
         return Target(occ, occ.func)
     return None
 
@@ -144,6 +157,8 @@ def name_problem(new: str) -> str | None:
         return "it is a keyword"
     if new == "it":
         return "'it' is reserved for the value a refinement constrains"
+    if new in BOUND_BY_NAME:
+        return f"'{new}' is reserved: {BOUND_BY_NAME[new]}"
     p = N.name_problem(new)
     if p:
         return p[1]

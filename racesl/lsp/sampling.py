@@ -1,5 +1,5 @@
 """Sampling diagnostics on save: what `racesc check` finds only by running a file's
-environments (E600–E603 and W600 from `racesl.probe.probe_env`) and what it finds
+environments (E600–E604, W600 and W603 from `racesl.probe.probe_env`) and what it finds
 with the signature graph and the solver after checking (W300, W301), published next to the
 regular diagnostics with `source = "racesl sampler"`.
 

@@ -8,6 +8,15 @@ always match the text the client sees. Diagnostics are published after each anal
 On open and on save the sampler (racesl.lsp.sampling) probes the document in a child
 process; its findings are published with the analysis' until the next edit.
 
+Long work never runs on the event loop. An analysis that would parse or check a document
+over LARGE_CHARS characters runs on a worker thread (one at a time); while it runs the
+loop does not touch the workspace: requests are answered at once from nothing (null,
+empty lists), notifications are kept and applied in order when it ends, and its
+diagnostics are published then. Edits made meanwhile are analysed next (intermediate
+versions are skipped). Formatting a large document runs in a child process
+(racesl.lsp.format_jobs), killed when an edit supersedes it. docs/editors.md states the
+bounds measured.
+
 No handler may take the server down: each one catches and logs its own exceptions; no
 message either: oversized ones are refused by the reader (racesl.lsp.transport), and a
 request whose params do not fit its method gets an InvalidParams error (RacesProtocol).
@@ -22,10 +31,13 @@ import json
 import logging
 import sys
 import time
+import queue
+import threading
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 from lsprotocol import types as L
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -35,7 +47,7 @@ from racesl.lsp import code_lens as CL
 from racesl.lsp import completion as CO
 from racesl.lsp import definition as DE
 from racesl.lsp import diagnostics as DG
-from racesl.lsp import formatting as FM
+from racesl.lsp import format_jobs as FJ
 from racesl.lsp import hover as HO
 from racesl.lsp import index as I
 from racesl.lsp import inlay_hints as IH
@@ -44,7 +56,7 @@ from racesl.lsp import sampling as SA
 from racesl.lsp import signature_help as SH
 from racesl.lsp import symbols as SY
 from racesl.lsp import workspace_symbols as WS
-from racesl.lsp.analysis import Analysis, Workspace
+from racesl.lsp.analysis import Analysis, LibraryPending, Workspace
 from racesl.lsp.context import Positions, View
 from racesl.lsp.documents import uri_to_path
 from racesl.lsp.semantic_tokens import LEGEND, SemanticTokens
@@ -54,6 +66,8 @@ log = logging.getLogger("racesl.lsp")
 
 DEFAULT_DEBOUNCE = 0.075
 MAX_WAIT = 0.4
+REQUEST_FAILED = -32803  # LSP's RequestFailed
+LARGE_CHARS = 200_000  # a document over this is analysed on the worker thread (~1 s of parse and check)
 
 
 class RacesProtocol(LanguageServerProtocol):
@@ -96,6 +110,30 @@ class RacesProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
+class _DaemonWorker(Executor):
+    """One daemon thread running what is submitted, in order: the server's exit never waits
+    for an analysis under way (a ThreadPoolExecutor's thread is joined at exit)."""
+
+    def __init__(self):
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="racesl-analysis", daemon=True).start()
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        f: Future = Future()
+        self._q.put((f, fn, args, kwargs))
+        return f
+
+    def _run(self) -> None:
+        while True:
+            f, fn, args, kwargs = self._q.get()
+            if not f.set_running_or_notify_cancel():
+                continue
+            try:
+                f.set_result(fn(*args, **kwargs))
+            except BaseException as e:  # noqa: BLE001 — the loop's side reports it
+                f.set_exception(e)
+
+
 def _guard(default=None):
     def deco(f):
         @functools.wraps(f)
@@ -126,6 +164,13 @@ class RacesServer(LanguageServer):
         self.timings: list[float] = []
         self._warm: asyncio.Task | None = None
         self.sampling = SA.Sampling()
+        self.formatter = FJ.Formatter()
+        self.ws.large_chars = LARGE_CHARS
+        self.background = False  # a worker-thread job owns the workspace: the loop keeps off it
+        self._executor = _DaemonWorker()
+        self._deferred: list = []  # notifications that came while `background`, in order
+        self._pending: set[str] = set()  # documents to analyse once the job ends
+        self._probe_after: set[str] = set()  # documents to probe once the job ends
 
     # ------------------------------------------------------------ helpers
 
@@ -138,6 +183,8 @@ class RacesServer(LanguageServer):
         return str(getattr(e, "value", e) or "utf-16")
 
     def analyze_now(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current text, or, when that is long work (then
+        started on the worker thread) or a job runs, the last one (None before the first)."""
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -145,11 +192,22 @@ class RacesServer(LanguageServer):
         if uri not in self.ws.docs:
             return None
         prev = self.ws.analyses.get(uri)
+        if self.background:
+            self._pending.add(uri)
+            return prev
+        if self.ws.long_work(uri):
+            self.in_background(functools.partial(self.ws.analyze, uri),
+                               lambda a: self._analysed(uri, prev, a), f"analysis of {uri}")
+            return prev
         try:
             a = self.ws.analyze(uri)
         except Exception:  # noqa: BLE001
             log.exception("racesl lsp: analysis of %s failed", uri)
             return prev
+        self._analysed(uri, prev, a)
+        return a
+
+    def _analysed(self, uri: str, prev: Analysis | None, a: Analysis) -> None:
         if a is not prev:
             self.timings.append(a.elapsed)
             self.publish(a)
@@ -158,7 +216,66 @@ class RacesServer(LanguageServer):
                 gc.freeze()
             for other in self.ws.dependents(uri):
                 self.schedule(other, force_delay=True)
-        return a
+
+    # ------------------------------------------------------------ the worker thread
+
+    def in_background(self, fn, done, what: str) -> asyncio.Future:
+        """Run `fn()` on the worker thread, then `done(result)` on the loop. Until then the
+        loop keeps off the workspace (`background`): see `answered` and `when_free`. The
+        future it returns resolves after `done` and the kept notifications have run."""
+        self.background = True
+        fut = asyncio.get_event_loop().run_in_executor(self._executor, fn)
+
+        def finished(f) -> None:
+            self.background = False
+            try:
+                done(f.result())
+            except Exception:  # noqa: BLE001
+                log.exception("racesl lsp: %s failed", what)
+            self._resume()
+        fut.add_done_callback(finished)
+        return fut
+
+    async def long_request(self, uri: str, fn, default):
+        """`fn(view)` for a request over the whole document: on the worker thread when the
+        document is large (semantic tokens and symbols of 1M characters take seconds)."""
+        if self.background:
+            return default()
+        v = self.view(uri)
+        if v is None:
+            return default()
+        try:
+            if len(v.a.text) <= LARGE_CHARS:
+                return fn(v)
+            return await self.in_background(lambda: fn(v), lambda r: None, "a request")
+        except JsonRpcException:
+            raise
+        except Exception:  # noqa: BLE001 — log, answer empty, keep serving
+            log.exception("racesl lsp: %s failed", getattr(fn, "__name__", "a request"))
+            return default()
+
+    def when_free(self, fn, *args) -> None:
+        """`fn(*args)` now, or when the running job ends (notifications keep their order)."""
+        if self.background or self._deferred:
+            self._deferred.append((fn, args))
+            if not self.background:
+                self._resume()
+        else:
+            fn(*args)
+
+    def _resume(self) -> None:
+        while self._deferred and not self.background:
+            fn, args = self._deferred.pop(0)
+            fn(*args)
+        if self.background:
+            return
+        for uri in sorted(self._pending):
+            if uri in self.ws.docs:
+                self.schedule(uri, force_delay=True)
+        self._pending.clear()
+        probes, self._probe_after = self._probe_after, set()
+        for uri in sorted(probes):
+            self.probe(uri)
 
     def publish(self, a: Analysis) -> None:
         try:
@@ -175,6 +292,9 @@ class RacesServer(LanguageServer):
         without errors and declares environments, as `racesc check` runs nothing otherwise."""
         a = self.analyze_now(uri)
         doc = self.ws.docs.get(uri)
+        if self.background:
+            self._probe_after.add(uri)
+            return
         if a is None or doc is None or a.text is not doc.text:
             return
         if not a.checked.ok or a.module is None or not a.module.envs:
@@ -184,6 +304,9 @@ class RacesServer(LanguageServer):
         self.sampling.start(uri, a.path, a.text, self.ws.include, self._sampled)
 
     def _sampled(self, uri: str) -> None:
+        self.when_free(self._publish_sampled, uri)
+
+    def _publish_sampled(self, uri: str) -> None:
         a = self.ws.analyses.get(uri)
         if a is not None and uri in self.ws.docs:
             self.publish(a)  # (the sampler's findings only join an analysis of the same text)
@@ -204,7 +327,8 @@ class RacesServer(LanguageServer):
         self._timers[uri] = loop.call_later(delay, self._fire, uri)
 
     def _busy(self, idle: float) -> bool:
-        return bool(self._timers) or time.monotonic() - max(self._last_edit.values(), default=0.0) < idle
+        return self.background or bool(self._timers) or \
+            time.monotonic() - max(self._last_edit.values(), default=0.0) < idle
 
     def warm_library(self, idle: float = 1.0) -> None:
         """Parse and check the library (stdlib, workspace) once the user has been idle for
@@ -217,7 +341,9 @@ class RacesServer(LanguageServer):
             try:
                 while self._busy(idle):
                     await asyncio.sleep(idle / 2)
-                for path in self.ws.stdlib_files() + self.ws.workspace_files():
+                paths = self.ws.stdlib_files() + self.ws.workspace_files()
+                self.publish_skipped()
+                for path in paths:
                     while self._busy(idle):
                         await asyncio.sleep(idle / 2)
                     if self.ws.doc_by_path(path) is None:
@@ -228,11 +354,21 @@ class RacesServer(LanguageServer):
                     await asyncio.sleep(0)
                 while self._busy(idle):
                     await asyncio.sleep(idle / 2)
-                self.ws.library()
+                if all(len(d.text) <= LARGE_CHARS for d in self.ws.docs.values()):
+                    self.ws.library()  # (with a large document open, only a rename asks for it: it is long work)
             except Exception:  # noqa: BLE001
                 log.exception("racesl lsp: checking the library failed")
 
         self._warm = asyncio.get_event_loop().create_task(warm())
+
+    def publish_skipped(self) -> None:
+        """A W202 warning at each FIFO, socket or device named *.races that the workspace scan
+        skipped (never opened: reading one would block the server)."""
+        for d in self.ws.skipped_files:
+            at = L.Range(L.Position(0, 0), L.Position(0, 0))
+            warning = L.Diagnostic(at, d.message, L.DiagnosticSeverity.Warning, d.code, source="racesl")
+            self.text_document_publish_diagnostics(L.PublishDiagnosticsParams(uri=Path(d.path).as_uri(),
+                                                                              diagnostics=[warning]))
 
     def _fire(self, uri: str) -> None:
         self._timers.pop(uri, None)
@@ -242,13 +378,26 @@ class RacesServer(LanguageServer):
         if uri not in self.ws.docs:
             return None
         a = self.analyze_now(uri)  # (returns the last analysis when nothing changed since)
-        if a is None:
+        if a is None or self.background:  # (a job now owns the workspace)
             return None
         return View(self.ws, a, self.enc, self.indexer)
 
 
 def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEBOUNCE) -> RacesServer:
     server = RacesServer(include, debounce)
+
+    def answered(default=None):
+        """`_guard`, and while a job owns the workspace, `default` at once."""
+        def deco(f):
+            guarded = _guard(default)(f)
+
+            @functools.wraps(f)
+            def wrapped(*args, **kwargs):
+                if server.background:
+                    return default() if callable(default) else default
+                return guarded(*args, **kwargs)
+            return wrapped
+        return deco
 
     @server.feature(L.INITIALIZE)
     @_guard()
@@ -268,6 +417,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
             except (TypeError, ValueError):
                 pass
         server.ws = Workspace(include, [Path(r) for r in roots])
+        server.ws.large_chars = LARGE_CHARS
         if opts.get("sampling") is False:
             server.sampling.enabled = False
 
@@ -275,10 +425,15 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     @_guard()
     def shutdown(params) -> None:
         server.sampling.close_all()
+        server.formatter.close_all()
 
     @server.feature(L.TEXT_DOCUMENT_DID_OPEN)
     @_guard()
     def did_open(params: L.DidOpenTextDocumentParams) -> None:
+        server.when_free(opened, params)
+
+    @_guard()
+    def opened(params: L.DidOpenTextDocumentParams) -> None:
         td = params.text_document
         server.ws.open(td.uri, td.text, td.version)
         server.analyze_now(td.uri)
@@ -289,6 +444,11 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     @server.feature(L.TEXT_DOCUMENT_DID_CHANGE)
     @_guard()
     def did_change(params: L.DidChangeTextDocumentParams) -> None:
+        server.formatter.cancel(params.text_document.uri)  # (now: its edits are for the old text)
+        server.when_free(changed, params)
+
+    @_guard()
+    def changed(params: L.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         doc = server.ws.docs.get(uri)
         if doc is None:
@@ -308,6 +468,11 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     @server.feature(L.TEXT_DOCUMENT_DID_CLOSE)
     @_guard()
     def did_close(params: L.DidCloseTextDocumentParams) -> None:
+        server.formatter.cancel(params.text_document.uri)
+        server.when_free(closed, params)
+
+    @_guard()
+    def closed(params: L.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         timer = server._timers.pop(uri, None)
         if timer is not None:
@@ -323,34 +488,38 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
     @server.feature(L.TEXT_DOCUMENT_DID_SAVE)
     @_guard()
     def did_save(params: L.DidSaveTextDocumentParams) -> None:
+        server.when_free(saved, params)
+
+    @_guard()
+    def saved(params: L.DidSaveTextDocumentParams) -> None:
         server.ws.forget_workspace_files()
         server.probe(params.text_document.uri)
 
     @server.feature(L.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @_guard()
     def watched(params: L.DidChangeWatchedFilesParams) -> None:
-        server.ws.forget_workspace_files()
+        server.when_free(server.ws.forget_workspace_files)
 
     @server.feature(L.TEXT_DOCUMENT_HOVER)
-    @_guard()
+    @answered()
     def hover(params: L.HoverParams) -> L.Hover | None:
         v = server.view(params.text_document.uri)
         return HO.hover(v, params.position) if v is not None else None
 
     @server.feature(L.TEXT_DOCUMENT_COMPLETION, L.CompletionOptions(trigger_characters=[".", "@"]))
-    @_guard()
+    @answered()
     def completion(params: L.CompletionParams) -> L.CompletionList | None:
         v = server.view(params.text_document.uri)
         return CO.complete(v, params.position) if v is not None else None
 
     @server.feature(L.TEXT_DOCUMENT_DEFINITION)
-    @_guard(list)
+    @answered(list)
     def definition(params: L.DefinitionParams) -> list[L.Location]:
         v = server.view(params.text_document.uri)
         return DE.definition(v, params.position) if v is not None else []
 
     @server.feature(L.TEXT_DOCUMENT_REFERENCES)
-    @_guard(list)
+    @answered(list)
     def references(params: L.ReferenceParams) -> list[L.Location]:
         v = server.view(params.text_document.uri)
         if v is None:
@@ -358,19 +527,16 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
         return DE.references(v, params.position, bool(params.context and params.context.include_declaration))
 
     @server.feature(L.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @_guard(list)
-    def document_symbol(params: L.DocumentSymbolParams) -> list[L.DocumentSymbol]:
-        v = server.view(params.text_document.uri)
-        return SY.document_symbols(v) if v is not None else []
+    async def document_symbol(params: L.DocumentSymbolParams) -> list[L.DocumentSymbol]:
+        return await server.long_request(params.text_document.uri, SY.document_symbols, list)
 
     @server.feature(L.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
-    @_guard(lambda: L.SemanticTokens(data=[]))
-    def semantic_tokens(params: L.SemanticTokensParams) -> L.SemanticTokens:
-        v = server.view(params.text_document.uri)
-        return server.sem.full(v) if v is not None else L.SemanticTokens(data=[])
+    async def semantic_tokens(params: L.SemanticTokensParams) -> L.SemanticTokens:
+        return await server.long_request(params.text_document.uri, server.sem.full,
+                                         lambda: L.SemanticTokens(data=[]))
 
     @server.feature(L.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)
-    @_guard(lambda: L.SemanticTokens(data=[]))
+    @answered(lambda: L.SemanticTokens(data=[]))
     def semantic_tokens_range(params: L.SemanticTokensRangeParams) -> L.SemanticTokens:
         v = server.view(params.text_document.uri)
         if v is None:
@@ -384,7 +550,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
         return CA.code_actions(params.text_document.uri, params)
 
     @server.feature(L.TEXT_DOCUMENT_SIGNATURE_HELP, L.SignatureHelpOptions(trigger_characters=["(", ","]))
-    @_guard()
+    @answered()
     def signature_help(params: L.SignatureHelpParams) -> L.SignatureHelp | None:
         v = server.view(params.text_document.uri)
         if v is None:
@@ -393,18 +559,29 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
         return SH.signature_help(v, params.position, offsets, markdown)
 
     @server.feature(L.TEXT_DOCUMENT_INLAY_HINT)
-    @_guard(list)
+    @answered(list)
     def inlay_hint(params: L.InlayHintParams) -> list[L.InlayHint]:
         v = server.view(params.text_document.uri)
         return IH.inlay_hints(v, params.range) if v is not None else []
 
     @server.feature(L.TEXT_DOCUMENT_FORMATTING)
-    @_guard()
-    def formatting(params: L.DocumentFormattingParams) -> list[L.TextEdit] | None:
-        doc = server.ws.docs.get(params.text_document.uri)
-        if doc is None:
+    async def formatting(params: L.DocumentFormattingParams) -> list[L.TextEdit] | None:
+        """Large documents in a child (format_jobs): never on the loop. The text is the
+        document's own (the worker thread only reads it); not while edits wait to be applied."""
+        uri = params.text_document.uri
+        doc = server.ws.docs.get(uri)
+        if doc is None or server._deferred:
             return None
-        return FM.format_document(doc.text, uri_to_path(params.text_document.uri), server.enc)
+        try:
+            return await server.formatter.format(uri, doc.text, uri_to_path(uri), server.enc)
+        except FJ.Superseded:
+            raise JsonRpcContentModified("the document changed while it was being formatted") from None
+        except FJ.TooSlow:
+            raise JsonRpcException(f"formatting took over {server.formatter.timeout:g} s and was stopped; "
+                                   f"run racesc fmt on the file", code=REQUEST_FAILED) from None
+        except Exception:  # noqa: BLE001 — log, answer empty, keep serving
+            log.exception("racesl lsp: formatting failed")
+            return None
 
     # ------------------------------------------------ rename, workspace symbols, code lens
 
@@ -413,28 +590,36 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
             server.analyze_now(uri)
 
     @server.feature(L.TEXT_DOCUMENT_PREPARE_RENAME)
-    @_guard()
+    @answered()
     def prepare_rename(params: L.PrepareRenameParams) -> L.PrepareRenamePlaceholder | None:
         v = server.view(params.text_document.uri)
         return RN.prepare_rename(v, params.position) if v is not None else None
 
     @server.feature(L.TEXT_DOCUMENT_RENAME)
-    @_guard()
+    @answered()
     def rename(params: L.RenameParams) -> L.WorkspaceEdit | None:
         analyze_open()
         v = server.view(params.text_document.uri)
         if v is None:
             return None
+        try:
+            server.ws.library()  # (every module that may use the name: a rename must see them all)
+        except LibraryPending:
+            server.in_background(server.ws.library, lambda lib: None, "checking the library")
+            raise RN.RenameRefused("the workspace's modules are being checked (a large document is open); "
+                                   "try again in a few seconds") from None
         return RN.rename(v, params.position, params.new_name, RN.wants_document_changes(server.client_capabilities))
 
     @server.feature(L.WORKSPACE_SYMBOL)
-    @_guard(list)
+    @answered(list)
     def workspace_symbol(params: L.WorkspaceSymbolParams) -> list[L.WorkspaceSymbol]:
         analyze_open()
+        if server.background:  # (a document's analysis went to the worker thread)
+            return []
         return WS.workspace_symbols(server.ws, params.query or "", server.enc)
 
     @server.feature(L.TEXT_DOCUMENT_CODE_LENS)
-    @_guard(list)
+    @answered(list)
     def code_lens(params: L.CodeLensParams) -> list[L.CodeLens]:
         v = server.view(params.text_document.uri)
         return CL.code_lenses(v) if v is not None else []

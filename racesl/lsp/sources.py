@@ -4,6 +4,7 @@ incrementally), files on disk parsed once per (mtime, size)."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import attrs
@@ -32,6 +33,8 @@ class DiskCache:
 
     def get(self, path: str) -> tuple[str, A.Module, list[Diagnostic]]:
         st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # (never opened: reading a FIFO would block the server)
+            raise OSError(0, "not a regular file")
         key = (st.st_mtime_ns, st.st_size)
         hit = self._files.get(path)
         if hit is not None and hit[0] == key:

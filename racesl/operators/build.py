@@ -16,6 +16,7 @@ from racesl import templates
 from racesl.catalogue import examples
 from racesl.check.model import EnvSig
 from racesl.operators.orders import accepting_orders
+from racesl.operators.outputs import Outputs
 from racesl.records import Task
 from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
@@ -52,6 +53,14 @@ class Builder:
         self.tmpl = dict(templates.DEFAULTS, **(tmpl or {}))
         self._loop_envs: list[str] | None = None
         self._examples: dict[str, Any] = {}
+        self.outputs = Outputs(search)  # answers that the environment alone would give away
+
+    def _guessable(self, step: Step, rng, stats, deep: bool = False) -> bool:
+        """True (counted) when `step`'s output may not be an answer: racesl.operators.outputs."""
+        if self.outputs.keep(self.envs[step.env], step.text, rng, deep):
+            return False
+        stats["guessable"] += 1
+        return True
 
     def describe(self, env: EnvSig, settings: tuple) -> str:
         """The description with its settings written in. Its example sentence was worked for
@@ -96,8 +105,8 @@ class Builder:
 
     def sequential(self, rng, size, quota, stats) -> Task | None:
         chain = self.search.chain(rng, size, quota, stats)
-        if chain is None:
-            return None
+        if chain is None or self._guessable(chain.steps[0], rng, stats):
+            return None  # (the first item bounds what a guess of the others collects)
         names, sets, trace = self._seq_fields(chain)
         steps = "\n".join(self._step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(chain.steps, 1))
         prompt = self.tmpl["sequential"].format(x0=chain.x0_text, steps=steps, count=size)
@@ -128,6 +137,8 @@ class Builder:
             if self.search.cfg.filters.repeated_state and step.text == x_text:
                 stats["repeated_state"] += 1  # the answer would be a copy of the input
                 continue
+            if self._guessable(step, rng, stats):
+                continue
             key = (q, x_text, step.text)
             if key in seen:
                 stats["sibling_duplicate"] += 1
@@ -144,29 +155,35 @@ class Builder:
         return Task("parallel", size, tuple(e.qualname for e, _, _ in items),
                     tuple(settings_dict(e, s.settings) for e, _, s in items),
                     canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
-                    sum(s.steps for _, _, s in items), 0, {"inputs": [canonical(x) for _, x, _ in items]})
+                    sum(s.steps for _, _, s in items), 0, {"inputs": [canonical(x) for _, x, _ in items],
+                                                           **({"verify": True} if any(e.terminal for e, _, _ in items)
+                                                              else {})})
 
     def _candidates_text(self, cands: list[tuple[EnvSig, tuple]]) -> str:
         return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {self.describe(e, st)}"
                          for k, (e, st) in enumerate(cands))
 
     def sort(self, rng, size, quota, stats) -> Task | None:
-        """The chain's steps under letters drawn uniformly at random: every answer (an order of
-        the letters) is as likely as any other, and the prompt's example uses other letters."""
+        """The chain's steps under letters drawn uniformly at random, after every decision to
+        keep the task (those see the steps in the chain's order, never their letters): each
+        listing is as likely as any other whatever the library, so a fixed answer (the
+        identity order, its reverse) is accepted, in expectation, exactly as often as a
+        uniform guess. The prompt's example uses other letters."""
         if size > len(LETTERS):
             return None
         chain = self.search.chain(rng, size, quota, stats)
         if chain is None:
             return None
         names, sets, trace = self._seq_fields(chain)
-        perm = list(range(size))
-        rng.shuffle(perm)  # candidate k is step perm[k]; the chain's own order is as likely as any
-        cands = [(self.envs[chain.steps[p].env], chain.steps[p].settings) for p in perm]
         target = chain.steps[-1].text
-        hits, tried = accepting_orders(self.search.lib, chain.x0, cands, target, rng)
+        steps = [(self.envs[s.env], s.settings) for s in chain.steps]
+        hits, tried = accepting_orders(self.search.lib, chain.x0, steps, target, rng)
         if hits > max(1, self.search.cfg.filters.sort_orders * tried):
             stats["sort_orders"] += 1  # the steps (mostly) commute: the order hardly matters
             return None
+        perm = list(range(size))
+        rng.shuffle(perm)  # candidate k is step perm[k]: the last draw, so nothing depends on it
+        cands = [steps[p] for p in perm]
         label_of = {p: LETTERS[k] for k, p in enumerate(perm)}
         answer = ", ".join(label_of[p] for p in range(size))
         prompt = self.tmpl["sort"].format(x0=chain.x0_text, target=target,
@@ -282,6 +299,8 @@ class Builder:
             stats["sibling_duplicate"] += 1
             return None
         taken = then_arm if r.value else else_arm
+        if self._guessable(taken.steps[-1], rng, stats, deep=size > 1):
+            return None
         x_text = canonical(x0)
         lines = lambda ch: "\n".join(self._step_line(k, self.envs[s.env], s.settings)  # noqa: E731
                                       for k, s in enumerate(ch.steps, 1))
@@ -331,7 +350,7 @@ class Builder:
                 states.add(step.text)
                 trace.append(step)
                 cur = step.output
-            if len(trace) == size:
+            if len(trace) == size and not self._guessable(trace[-1], rng, stats, deep=size > 1):
                 prompt = self.tmpl["loop"].format(x0=x_text, times=size, input_name=env.input_name,
                                                   description=self.describe(env, st))
                 return Task("loop", size, (env.qualname,), (settings_dict(env, st),), x_text,

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 import attrs
@@ -32,6 +34,8 @@ class PoolError(ValueError):
 def _int(inst, attr, value) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{attr.name} must be an integer, not {value!r}")
+    if value < 0:
+        raise ValueError(f"{attr.name} must be a non-negative integer, not {value!r}")
 
 
 def _maybe_int(inst, attr, value) -> None:
@@ -88,6 +92,22 @@ class Entry:
         return d
 
 
+RETIRED_FILE = re.compile(r"retired/[A-Za-z_][A-Za-z0-9_]*(?:\.[0-9]+)?\.races\.retired")
+
+
+def file_problem(e: Entry) -> str | None:
+    """Why an entry's `file` may not be used (None: fine). A manifest is data anyone can edit,
+    and the pool moves and writes the files it names: an active module lives at
+    `<module>.races`, a retired one at `retired/<module>[.N].races.retired`, both relative to
+    the pool folder — never an absolute path, a `..`, or another folder."""
+    want = f"{e.module}.races"
+    if e.retired:
+        if RETIRED_FILE.fullmatch(e.file) and e.file.split("/", 1)[1].split(".", 1)[0] == e.module:
+            return None
+        return f"a retired module's file must be retired/{e.module}.races.retired (or .N.races.retired)"
+    return None if e.file == want else f"an active module's file must be {want!r}"
+
+
 def order_key(e: Entry) -> tuple:
     """The manifest's order: by module; a module's retired records (oldest first) before its active one."""
     return (e.module, not e.retired, e.retired_step if e.retired_step is not None else -1, e.file)
@@ -132,17 +152,34 @@ def write(path: Path, text: str) -> None:
     atomic_write(path, put)
 
 
+MAX_MANIFEST = 64 << 20  # bytes: a manifest of a million entries is far below
+
+
+def _read_regular(path: Path) -> str:
+    """The manifest's text, read only from a regular file of sane size (a FIFO named
+    manifest.json would block the reader forever; /dev/zero never ends)."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{path.name} is not a regular file")
+    if st.st_size > MAX_MANIFEST:
+        raise OSError(f"{st.st_size} bytes, more than a manifest holds ({MAX_MANIFEST})")
+    return path.read_text(encoding="utf-8")
+
+
 def read(path: Path) -> tuple[tuple[str, ...], int, list[Entry]]:
     """(seeds, step, entries) from a manifest; PoolError naming the file and a fix otherwise."""
     fix = ("restore it (from a backup or version control), or move it away: opening the folder again "
            "adopts its .races files as 'recovered' entries, without their scores")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise PoolError(f"{path}: cannot read the pool manifest ({type(e).__name__}: {e}); {fix}") from None
+        data = json.loads(_read_regular(path))
+    except RecursionError:
+        raise PoolError(f"{path}: cannot read the pool manifest (nested too deeply to be one); {fix}") from None
+    except (OSError, ValueError) as e:  # (JSONDecodeError, UnicodeDecodeError, an integer of 5,000 digits)
+        raise PoolError(f"{path}: cannot read the pool manifest ({type(e).__name__}: {str(e)[:200]}); {fix}") \
+            from None
     if not isinstance(data, dict) or "version" not in data:
         raise PoolError(f"{path}: not a pool manifest (no \"version\"); {fix}")
-    if data["version"] != VERSION or isinstance(data["version"], bool):
+    if not isinstance(data["version"], int) or isinstance(data["version"], bool) or data["version"] != VERSION:
         raise PoolError(f"{path}: pool manifest version {data['version']!r}, this racesl reads version {VERSION}; "
                         "use the racesl that wrote it, or upgrade racesl")
     try:
@@ -159,8 +196,13 @@ def read(path: Path) -> tuple[tuple[str, ...], int, list[Entry]]:
                 raise TypeError(f"entry {i} is not an object")
             try:
                 entries.append(Entry(**e))
+                bad = file_problem(entries[-1])
+                if bad:
+                    raise ValueError(f"file {e['file']!r}: {bad}")
             except (TypeError, ValueError) as err:
-                raise type(err)(f"entry {i} ({e.get('module')!r}): {err}") from None
+                raise type(err)(f"entry {i} ({str(e.get('module'))[:60]!r}): {str(err)[:300]}") from None
+    except RecursionError:
+        raise PoolError(f"{path}: a malformed pool manifest (nested too deeply); {fix}") from None
     except (KeyError, TypeError, ValueError) as e:
         raise PoolError(f"{path}: a malformed pool manifest ({type(e).__name__}: {e}); {fix}") from None
     active = [e.module for e in entries if not e.retired]

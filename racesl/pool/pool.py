@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import types
 from fractions import Fraction
 from pathlib import Path
@@ -12,13 +13,37 @@ from pathlib import Path
 import attrs
 
 from racesl import resources
-from racesl.atomic import atomic_write
+from racesl.atomic import atomic_write, target
 from racesl.pool import manifest as M
 from racesl.pool.manifest import MANIFEST, Entry, PoolError
 
 STDLIB = "stdlib"  # the bundled library, wherever a seed or a pool is named
 RETIRED = "retired"
 ENV_LINE = re.compile(r"^\s*env\s+(\w+)", re.MULTILINE)  # how seed environments are counted (no checking needed)
+IMPORT_LINE = re.compile(r"^\s*(?:import\s+(\w+)|from\s+(\w+)\s+import\b)", re.MULTILINE)
+
+
+def imports_of(text: str) -> set[str]:
+    """The modules a module's text imports (its `import m` and `from m import ...` lines)."""
+    return {a or b for a, b in IMPORT_LINE.findall(text)}
+
+
+def _regular(p: Path) -> bool:
+    """A regular file (after symlinks): never a FIFO, socket or device, which would block or
+    never end when read."""
+    try:
+        return stat.S_ISREG(os.stat(p).st_mode)
+    except OSError:
+        return False
+
+
+def _inside(root: Path, p: Path) -> bool:
+    """`p`, with every symlink on its way followed, lies inside `root`."""
+    try:
+        p.resolve().relative_to(root.resolve())
+        return True
+    except (ValueError, OSError, RuntimeError):
+        return False
 
 
 def count_envs(text: str) -> int:
@@ -38,6 +63,7 @@ class Pool:
         self._root, self._seeds, self._step = root, tuple(seeds), step
         self._entries: list[Entry] = sorted(entries, key=M.order_key)
         self._seed_envs: int | None = None
+        self.warnings: list[str] = []  # files of the folder skipped on opening (not regular, or linking out)
 
     def __repr__(self) -> str:
         return f"Pool({str(self._root) if self._root else STDLIB!r}, step={self._step}, active={len(self.active())})"
@@ -59,8 +85,9 @@ class Pool:
             raise PoolError(f"{root} is the bundled standard library: name it as `stdlib` (read-only), "
                             "or give another folder to admit modules into")
         path = root / MANIFEST
-        if path.exists():
+        if path.exists() or path.is_symlink():
             pool = cls(root, *M.read(path))
+            pool._check_paths(path)
             pool._check_seeds(path)
         elif not create:
             raise PoolError(f"{root} holds no pool ({MANIFEST} missing): create it with `racesc admit --pool {root}`")
@@ -72,6 +99,22 @@ class Pool:
             pool._save()
         pool._recover()
         return pool
+
+    def _check_paths(self, where: Path) -> None:
+        """Every file the manifest names stays inside the pool folder once symlinks are followed
+        (the names themselves are checked when read: racesl.pool.manifest.file_problem), and
+        every active one is a regular file: a pool never writes, moves or reads outside itself."""
+        for e in self._entries:
+            p = self._root / e.file
+            if not _inside(self._root, p):
+                raise PoolError(f"{where}: entry {e.module!r} names {e.file!r}, which leads outside the pool folder "
+                                "(a symlink out); remove the link, or the entry")
+            if not e.retired and (p.exists() or p.is_symlink()) and not _regular(p):
+                raise PoolError(f"{where}: entry {e.module!r} names {e.file!r}, which is not a regular file; "
+                                "replace it with the module's .races file, or remove the entry")
+        if not _inside(self._root, self._root / RETIRED):
+            raise PoolError(f"{self._root / RETIRED} leads outside the pool folder (a symlink out); "
+                            "make it a plain folder")
 
     def _check_seeds(self, where: Path) -> None:
         for s in self._seeds:
@@ -92,7 +135,8 @@ class Pool:
         active = {e.file: e for e in self._entries if not e.retired}
         for e in self._entries:
             src = root / f"{e.module}.races"
-            if e.retired and not (root / e.file).exists() and src.name not in active and src.is_file() \
+            if e.retired and not (root / e.file).exists() and src.name not in active and _regular(src) \
+                    and _inside(root, src) \
                     and M.sha256(src.read_text(encoding="utf-8", errors="replace")) == e.sha256:
                 (root / e.file).parent.mkdir(parents=True, exist_ok=True)
                 _move(src, root / e.file)
@@ -104,6 +148,10 @@ class Pool:
         names = {e.module for e in active.values()}
         for p in sorted(root.glob("*.races")):
             if p.name in active:
+                continue
+            if not _regular(p) or not _inside(root, p):
+                why = "links outside the pool folder" if _regular(p) else "is not a regular file"
+                self.warnings.append(f"{p}: skipped: {why}")
                 continue
             if not M.MODULE_NAME.fullmatch(p.stem) or p.stem in names:
                 raise PoolError(f"{p}: a module file the pool cannot name ({p.stem!r}); rename or remove it")
@@ -236,6 +284,7 @@ class Pool:
         def put(tmp):
             Path(tmp).write_text(text, encoding="utf-8")
 
+        target(self._root / MANIFEST)  # (the output policy: refused before the module file is written)
         atomic_write(self._root / entry.file, put)
         M.write(self._root / MANIFEST, blob)
         self._entries = entries
@@ -265,6 +314,9 @@ class Pool:
         `<module>.races.retired` (a name `racesc compile POOL`, which reads every `*.races`
         beneath the folder, skips); `open` finishes moves a crash interrupted."""
         self._need_writable()
+        if not _inside(self._root, self._root / RETIRED):
+            raise PoolError(f"{self._root / RETIRED} leads outside the pool folder (a symlink out); "
+                            "make it a plain folder")
         _step_value("step", step)
         if max_age is not None:
             _step_value("max_age", max_age)
@@ -281,14 +333,18 @@ class Pool:
             for e in order:
                 if step - e.step > max_age:
                     chosen[e.module] = f"older than {max_age} steps (admitted at step {e.step})"
+        importers = self._importers()
+        self._with_importers(chosen, importers)
         total = seeds + sum(len(e.envs) for e in order if e.module not in chosen)
         for e in order:
             if seeds >= floor * total:
                 break
             if e.module not in chosen and e.envs:
+                before = set(chosen)
                 chosen[e.module] = (f"the seeds' {seeds} environments were below {float(floor):.0%} "
                                     f"of the pool's {total}")
-                total -= len(e.envs)
+                self._with_importers(chosen, importers)
+                total -= sum(len(x.envs) for x in order if x.module in chosen and x.module not in before)
         if not chosen:
             return []
         taken = {e.file for e in self._entries}
@@ -308,6 +364,29 @@ class Pool:
             if src.exists():
                 _move(src, dst)
         return [moved[m] for m in chosen]
+
+    def _importers(self) -> dict[str, set[str]]:
+        """module → the active modules whose text imports it."""
+        out: dict[str, set[str]] = {}
+        for e in self.active():
+            p = self._root / e.file
+            text = p.read_text(encoding="utf-8", errors="replace") if _regular(p) else ""
+            for m in imports_of(text):
+                out.setdefault(m, set()).add(e.module)
+        return out
+
+    @staticmethod
+    def _with_importers(chosen: dict[str, str], importers: dict[str, set[str]]) -> None:
+        """Add to `chosen` every active module that imports a chosen one, directly or not:
+        rotation never leaves an active module importing a retired one (the pool would no
+        longer check)."""
+        todo = list(chosen)
+        while todo:
+            m = todo.pop()
+            for user in sorted(importers.get(m, ())):
+                if user not in chosen:
+                    chosen[user] = f"imports {m}, retired at the same step"
+                    todo.append(user)
 
     def _save(self) -> None:
         M.write(self._root / MANIFEST, M.dumps(self._seeds, self._step, self._entries))

@@ -2,8 +2,9 @@
 
 Scoring `sort` and `select` re-executes chains, so the scorer needs the exact library
 that made the record. `racesc compile` writes a sidecar (`OUT.library.json`) holding the
-sources; a scorer registers it, or finds it through `RACESL_LIBRARY_PATH` (files or
-folders, `:`-separated). The bundled stdlib is always findable.
+sources; a scorer registers it, or finds it through `RACESL_LIBRARY_PATH` (`:`-separated:
+sidecars, task files with their sidecar beside them, folders of either, `--format hf`
+folders). The bundled stdlib is always findable.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from pathlib import Path
 from racesl.atomic import atomic_write
 
 FORMAT = "racesl-library/1"
+# The registry. Readers look a hash up without the lock (a dict read is atomic, and a library
+# is put here only once it is whole); everything that builds or scans holds _LOCK, so
+# concurrent first calls wait for one load instead of seeing a half-scanned state (a lookup
+# that found the path "scanned" before its load finished scored right answers 0).
 _LIBS: dict = {}
-_LOCK = threading.Lock()
-_SCANNED: set[str] = set()
+_LOCK = threading.RLock()
+_SCANNED: set[str] = set()  # sidecars loaded (or refused for their content), and "stdlib" once built
 
 
 def register(lib) -> None:
@@ -36,93 +41,100 @@ def load_sidecar(path: str | Path):
     from racesl.library import Library
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a racesl library file")
-    if data["library"] in _LIBS:
-        return _LIBS[data["library"]]
-    try:
-        lib = Library.from_sources(data["modules"], data["library"])
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
-    register(lib)
+    with _LOCK:
+        lib = _LIBS.get(data["library"])
+        if lib is not None:
+            return lib
+        try:
+            lib = Library.from_sources(data["modules"], data["library"])
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        register(lib)
     return lib
 
 
+def sidecars_at(entry: str | Path) -> list[Path]:
+    """The sidecars one entry of RACESL_LIBRARY_PATH names: a task file's `FILE.library.json`
+    where there is one, else the file itself (a sidecar of any name); in a folder, its
+    `*.library.json` and `library.json`, and those of its `data/` folder (`--format hf`)."""
+    p = Path(entry)
+    if p.is_dir():
+        found: list[Path] = []
+        for d in (p, p / "data"):
+            if d.is_dir():
+                found += sorted(f for f in d.glob("*.library.json") if f.is_file())
+                if (d / "library.json").is_file():
+                    found.append(d / "library.json")
+        return found
+    side = Path(str(p) + ".library.json")
+    return [side] if side.is_file() else [p]
+
+
 def _scan_path() -> None:
-    for entry in filter(None, os.environ.get("RACESL_LIBRARY_PATH", "").split(":")):
-        p = Path(entry)
-        files = sorted(p.glob("*.library.json")) if p.is_dir() else [p]
-        for f in files:
-            if str(f) in _SCANNED:
+    """Load every sidecar RACESL_LIBRARY_PATH names that was not loaded yet (call with _LOCK
+    held). A file that is missing now is looked for again next time; one whose content is
+    no library is not."""
+    for entry in filter(None, os.environ.get("RACESL_LIBRARY_PATH", "").split(os.pathsep)):
+        for f in sidecars_at(entry):
+            key = str(f)
+            if key in _SCANNED:
                 continue
-            _SCANNED.add(str(f))
             try:
                 load_sidecar(f)
-            except (OSError, ValueError, KeyError):
+            except OSError:
                 continue
+            except (ValueError, KeyError, TypeError, RecursionError):
+                pass
+            _SCANNED.add(key)
 
 
 def library_for(hash_: str):
-    """The library with this hash, or None when it cannot be found."""
+    """The library with this hash, or None when it cannot be found. Safe from any number of
+    threads: a miss takes the lock, and scans and builds only what is still missing."""
     lib = _LIBS.get(hash_)
     if lib is not None:
         return lib
-    _scan_path()
-    lib = _LIBS.get(hash_)
-    if lib is not None:
-        return lib
-    if "stdlib" not in _SCANNED:
-        _SCANNED.add("stdlib")
-        from racesl import resources
-        from racesl.library import Library
+    with _LOCK:
+        lib = _LIBS.get(hash_)
+        if lib is not None:
+            return lib
+        _scan_path()
+        lib = _LIBS.get(hash_)
+        if lib is None and "stdlib" not in _SCANNED:
+            from racesl import resources
+            from racesl.library import Library
 
-        std, _ = Library.from_paths([resources.stdlib_dir()])
-        if std is not None:
-            register(std)
-    return _LIBS.get(hash_)
+            std, _ = Library.from_paths([resources.stdlib_dir()])
+            if std is not None:
+                register(std)
+            _SCANNED.add("stdlib")  # only once the stdlib is registered (or known not to build)
+            lib = _LIBS.get(hash_)
+    return lib
 
 
 def read_tasks(path: str | Path) -> list[dict]:
     """Task records, with their library registered from the sidecar beside them (so
     `sort`/`select` answers can be re-executed). Raises ValueError with a message that
     names the file; never returns an empty list."""
-    from racesl.records import read_records
+    from racesl.records import RecordError, read_task_records
 
     p = Path(path)
     if not p.exists():
         raise ValueError(f"tasks file {p} does not exist")
     sidecar = Path(str(p) + ".library.json")
-    if sidecar.exists():
+    if sidecar.is_file():  # (a regular file: a FIFO is never opened)
         try:
             load_sidecar(sidecar)
         except (OSError, ValueError, KeyError) as e:
             raise ValueError(f"{sidecar}: {e}") from None
-    try:
-        records = read_records(p)
-    except (OSError, ValueError) as e:
-        raise ValueError(f"cannot read {p}: {e}") from None
-    except RecursionError:
-        raise ValueError(f"cannot read {p}: a record is nested too deeply") from None
+    try:  # every record checked in one place (racesl.records.record_problem): `FILE:N: why`
+        records = read_task_records(p)
+    except RecordError:
+        raise
+    except OSError as e:
+        raise ValueError(f"cannot read {p}: {e.strerror or e}") from None
     if not records:
         raise ValueError(f"{p} holds no tasks")
-    for k, r in enumerate(records, 1):
-        why = _not_a_task(r)
-        if why:
-            raise ValueError(f"{p}: record {k} {why}")
     return records
-
-
-# what generating and scoring read of every task record, by field
-_TASK_FIELDS = {"id": (str, int), "operator": (str,), "size": (int,), "prompt": (str,), "answer": (str,)}
-
-
-def _not_a_task(r) -> str | None:
-    """Why r cannot be a task record (None when it can): generation and scoring read these
-    fields of every record, and a malformed one must stop the run with one line up front."""
-    if not isinstance(r, dict):
-        return "is not a JSON object"
-    for field, types in _TASK_FIELDS.items():
-        v = r.get(field)
-        if not isinstance(v, types) or isinstance(v, bool):
-            return f'has no {field!r} (a {" or ".join(t.__name__ for t in types)})'
-    return None

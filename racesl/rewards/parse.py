@@ -106,96 +106,61 @@ def _unquote(s: str) -> str:
 
 
 def split_items(text: str) -> list[str] | None:
-    """The items of a list answer: `[a, b]`, `(a, b)`, or one item per line.
+    """The items of a list answer: `[a, b]`, `(a, b)`, or one item per line (also where the
+    first line opens a bracket that the last closes: `[1, 2]` then `[3]`); None when the
+    text is none of these (a bracketed text whose brackets or quotes do not balance, on
+    one line, is none).
 
     Splitting is done on top-level commas (outside quotes and brackets), so items that are
-    themselves lists or unquoted strings survive.
+    themselves lists or unquoted strings survive. A trailing comma ends the list.
     """
     s = text.strip()
     if s[:1] in "[(" and s[-1:] in "])":
-        inner = s[1:-1]
-        items, depth, quote, cur = [], 0, None, []
-        escaped = False
-        for ch in inner:
-            if quote:
-                cur.append(ch)
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == quote:
-                    quote = None
-                continue
-            if ch in "'\"":
-                quote = ch
-            elif ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-            elif ch == "," and depth == 0:
-                items.append("".join(cur).strip())
-                cur = []
-                continue
-            cur.append(ch)
-        tail = "".join(cur).strip()
-        if tail or items:
-            items.append(tail)
-        if items and items[-1] == "":
-            items.pop()  # trailing comma
-        return items
+        items = _split_bracketed(s[1:-1])
+        if items is not None:
+            return items
     lines = [ln.strip() for ln in s.splitlines() if ln.strip()]
     if len(lines) > 1:
         return [re.sub(r"^(?:step\s*)?\d+\s*[.):]\s*", "", ln, flags=re.I) for ln in lines]
     return None
 
 
-# ---------------------------------------------------------------- scanning items in C
-#
-# split_items walks a list answer one character at a time. Scoring only needs the extent of
-# one item, or to know that the rest of a list never closes its outer bracket early, so it
-# uses these expressions instead. They accept a subset of texts on which split_items's
-# scanner and Python's tokenizer agree: strings on one line, without backslashes, not
-# triple-quoted (a quote right after a closing quote stops the match), and no `#` or
-# backslash outside strings. On anything else a match stops early; callers take the
-# general path then.
-
-_SCAN_DEPTH = 8  # brackets nested deeper stop a match (the general path handles them)
-_STRING = r"'[^'\\\n\r]*+'(?!')|\"[^\"\\\n\r]*+\"(?!\")"
-_PLAIN = r"[^'\"()\[\]{}#\\]*+"  # a run of text outside strings, up to a quote or bracket
-
-
-def _nested(depth: int) -> str:
-    """Text with balanced brackets (of any kind, as split_items counts them), at most
-    `depth` deep, commas allowed. Written as a run of plain text, then units (a string or a
-    bracketed part) each followed by its run: re pays per repetition of a group, so this
-    takes half the repetitions of `(?:plain|string|bracketed)*`, and a bracketed part with
-    plain text only inside (the commonest) is matched without a nested group."""
-    if depth == 0:
-        return rf"{_PLAIN}(?:(?:{_STRING}){_PLAIN})*+"
-    flat = rf"[\[({{]{_PLAIN}[\])}}]"
-    return rf"{_PLAIN}(?:(?:{flat}|{_STRING}|[\[({{]{_nested(depth - 1)}[\])}}]){_PLAIN})*+"
-
-
-# one list item: up to a comma or closing bracket that is not inside a string or brackets
-_ITEM = re.compile(rf"(?:[^'\"()\[\]{{}}#\\,]++|{_STRING}|[\[({{]{_nested(_SCAN_DEPTH - 1)}[\])}}])*+")
-BALANCED = re.compile(_nested(_SCAN_DEPTH))
-# An item, then either nothing or `, ` and a balanced rest: one call finds the item and
-# checks that nothing after it closes the list early (see `balanced`). Group 1 holds a
-# canonical item (see literals.CANONICAL), else group 2 some other bracketed item.
-ITEM_THEN_REST = re.compile(
-    rf"(?:({CANONICAL_PATTERN})|([\[{{]{_nested(_SCAN_DEPTH - 1)}[\]}}]))(?:, {_nested(_SCAN_DEPTH)})?")
-
-
-def item_end(text: str, pos: int) -> int:
-    """Where the list item starting at `pos` ends: the index of the first comma or closing
-    bracket outside strings and brackets, or an earlier index where scanning gave up."""
-    return _ITEM.match(text, pos).end()
-
-
-def balanced(text: str, start: int, end: int) -> bool:
-    """Is text[start:end] made of whole strings and balanced brackets? Then no bracket in it
-    closes one opened before `start`, for split_items and for Python alike."""
-    return BALANCED.fullmatch(text, start, end) is not None
+def _split_bracketed(inner: str) -> list[str] | None:
+    """The top-level items of a bracket's inside, or None when its brackets or quotes do
+    not balance."""
+    items, depth, quote, cur = [], 0, None, []
+    escaped = False
+    for ch in inner:
+        if quote:
+            cur.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None  # closes the outer bracket early
+        elif ch == "," and depth == 0:
+            items.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if quote or depth:
+        return None
+    tail = "".join(cur).strip()
+    if tail or items:
+        items.append(tail)
+    if items and items[-1] == "":
+        items.pop()  # trailing comma
+    return items
 
 
 def parse_labels(text: str) -> list[str] | None:

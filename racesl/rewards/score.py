@@ -2,6 +2,10 @@
 
 - sequential: longest correct prefix of the intermediate outputs, K / t;
 - parallel: mean correctness over the items;
+- both: an answer with more items than asked for, or that is no well-formed list, scores 0
+  (`_read_items` says which; a shorter one keeps its credit, the missing items wrong), and
+  an item is right when it is the recorded value or its environment's @verify checker
+  accepts it (`_item_right`, the one place that decides);
 - sort: 1 when running all candidates in the answered order from x0 reaches the target;
 - select: 1 when running the answered distinct candidates from x0 reaches the target;
 - branch, loop: 1 when the final value is right.
@@ -22,12 +26,11 @@ from racesl.lower.effects import fresh
 from racesl.rewards import libraries as _libraries
 from racesl.rewards.libraries import library_for
 from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
-from racesl.rewards.parse import (_CLOSE, _OPEN, BALANCED, GOT_KIND, ITEM_THEN_REST, MAX_ANSWER, WANT_KIND, _parse,
-                                  balanced, expected_value, extract_answer, item_end, matches, parse_labels,
-                                  split_items)
+from racesl.rewards.parse import (_CLOSE, _OPEN, MAX_ANSWER, WANT_KIND, _parse, expected_value, extract_answer,
+                                  matches, parse_labels, split_items)
 from racesl.runtime.contract import canonical, parse_literal
 
-STATUSES = ("ok", "no_answer", "unparsable", "wrong_type", "library_missing", "error")
+STATUSES = ("ok", "no_answer", "unparsable", "wrong_type", "wrong_length", "library_missing", "error")
 
 
 @attrs.frozen(slots=True)
@@ -36,8 +39,10 @@ class Verdict:
 
     status: `ok` (read and judged; a wrong answer is `ok` with score 0), `no_answer` (no
     `<answer>...</answer>` block, or an empty one, or one over MAX_ANSWER characters),
-    `unparsable` (not readable as the operator's kind of answer), `wrong_type` (readable,
-    but the wrong kind of value: a label that is no candidate, a Str for an Int, ...),
+    `unparsable` (not readable as the operator's kind of answer: for a list, unbalanced
+    brackets or quotes, an empty item, or an item that is no value where no Str is due),
+    `wrong_type` (readable, but the wrong kind of value: a label that is no candidate, a
+    Str for an Int, ...), `wrong_length` (a list answer with more items than asked for),
     `library_missing` (the answer needs the record's library, which cannot be found), or
     `error` (anything unexpected, a malformed record included). detail: one line saying
     which."""
@@ -162,6 +167,8 @@ def _judge(record: dict, given: str) -> tuple:
     if given == record["answer"] and op in _EXACT_OPS:
         return _RIGHT
     if op in _SEQUENCE_OPS:
+        if not record["trace"]:
+            raise _BadRecord("an empty trace")
         s = _walk(record, given, op)
         if s is None:
             s = _prefix_or_mean(record, given, op)
@@ -207,25 +214,24 @@ def _not_a_literal(text: str) -> str:
 
 
 def _why_not_items(record: dict, given: str, op: str) -> tuple:
-    """Why a sequential or parallel answer scored 0. A literal list (or tuple) is read as
-    the items, as is a bracketed or one-per-line list of texts; one value alone is read as
-    the first item, unless it cannot be one (its type is not the first item's)."""
+    """Why a sequential or parallel answer scored 0: `_read_items`'s refusal, or which item
+    is wrong. One value alone is read as the first item, unless it cannot be one (its type
+    is not the first item's)."""
+    items = _read_items(record, given)
+    if type(items) is tuple:
+        return items
     trace = record["trace"]
     n = len(trace)
     first = "step 1 is wrong" if op == "sequential" else "no item is right"
     ok, value = _parse(given)
-    if ok:
-        if type(value) in (list, tuple):
-            return (0.0, "ok", first if value else "the answer has no items", ())
+    if ok and type(value) not in (list, tuple):
         want = trace[0]
         kind = WANT_KIND.get(want[:1]) if isinstance(want, str) else None
         got = _TYPE_NAMES.get(type(value))
         if kind is not None and got is not None and _KIND_NAMES[kind] != got:
             return (0.0, "wrong_type", "%s where a list of %d items is expected", (_a(got), n))
         return (0.0, "ok", "one value, read as the first item: " + first, ())
-    if split_items(given) is not None:
-        return (0.0, "ok", first, ())
-    return (0.0, "unparsable", "not a list of %d items: %s", (n, _not_a_literal(given)))
+    return (0.0, "ok", first if items else "the answer has no items", ())
 
 
 def _why_not_value(record: dict, given: str) -> tuple:
@@ -241,229 +247,96 @@ def _why_not_value(record: dict, given: str) -> tuple:
     return (0.0, "wrong_type", "%s where %s is expected", (_type_name(value), _type_name(want)))
 
 
-# ---------------------------------------------------------------- the fast walk
+# ---------------------------------------------------------------- reading list answers
 #
-# The general path below parses the whole answer (when it is one literal list, its items
-# are the canonical texts of its elements) or splits it on top-level commas, then compares
-# item by item. `_walk` gets the same number without parsing: it steps through the answer
-# comparing text with the record's trace texts (which `canonical` wrote), and only reads the
-# items that differ. It returns None wherever it cannot be sure to agree with the general
-# path, which then decides. It relies on each trace text being canonical.
-#
-# Why the two agree where `_walk` answers: every item it steps over is a trace text or a
-# text certified canonical by `CANONICAL` (so both paths see that very text), or a text that
-# is not a literal at all (so the whole answer is not one either: only the split applies),
-# or one decided the same for every way of reading it (an item whose first character shows
-# another kind of value than the trace text's cannot match, read either way). The parse of
-# the whole answer could still group items differently if a bracket later in the answer
-# closed the outer one early (`[1, 2], [3]` is a tuple of two lists); `balanced` rules that
-# out for the part `_walk` did not step over. A `(x)` without a comma is x itself, not a
-# one-item tuple, so that form is left to the general path too.
-_NOT_STR = frozenset("0123456789-[{TF")  # first characters of literals that are never a Str
+# `_read_items` is the rule (docs/rewards.md): the answer is one literal list or tuple (its
+# items are its elements' canonical texts), or one value (the first item), or a bracketed or
+# one-per-line list split on top-level commas, whose brackets and quotes balance and whose
+# items are each a value, or a text where a Str is due (a Str written without quotes). More
+# items than the trace has: `wrong_length`. Anything else: `unparsable`. A shorter list
+# keeps its credit. `_walk` answers the common shape without parsing; where it answers, it
+# agrees with the rule (tests/rewards/test_walk.py checks both against a plain copy).
 
 
-def _never_str(want: str) -> bool:
-    """Is `want` surely not the text of a Str? True for a literal starting with a digit, a
-    sign, a bracket, True or False, also inside parentheses (`(19, 0)`); False whenever
-    unsure. (A leading F could be an f-string, which is no literal at all.)"""
-    return want.lstrip("(")[:1] in _NOT_STR
-
-
-def _walk(record: dict, given: str, op: str) -> float | None:
-    """The reward of a list answer for sequential or parallel, or None: let the general
-    path decide. Written for speed: this is most of the cost of scoring wrong answers."""
-    expected = record["trace"]
-    last = len(given) - 1
-    if last < 1 or given[0] not in "[(" or given[last] not in "])":
-        return None
-    pos = 1
-    hits = 0
-    for want in expected:  # the textual prefix: items that are the trace texts
-        end = pos + len(want)
-        if given[end:end + 2] != ", " or not given.startswith(want, pos):
-            break
-        pos = end + 2
-        hits += 1
-    n = len(expected)
-    if hits < n and op == "sequential":
-        want = expected[hits]
-        kind = WANT_KIND.get(want[:1])
-        if (kind is not None and kind != GOT_KIND.get(given[pos], kind)
-                and not (hits == n - 1 and record.get("extra", {}).get("verify")) and _balanced(given, pos, last)):
-            # the usual wrong answer: the item is another kind of value than the trace's (its
-            # first character says so), and nothing after it closes the list early
-            return None if given[0] == "(" and not hits else hits / n  # `(x)` is x, not a tuple
-        # else read the item: one canonical item, then a rest that closes no bracket early
-        m = _item_then_rest(given, pos)
-        if m is not None and m.end() == last:
-            canon = m.group(1)
-            if canon is not None:
-                ok = _canonical_matches(canon, want)
-            elif given[pos] != want[0] and want[0] not in "'\"":
-                ok = False  # a list or dict, or no literal, where want is neither a Str nor of its kind
-            else:
-                ok = None
-            if ok is False and hits == n - 1 and record.get("extra", {}).get("verify"):
-                ok = _verified(record, canon) if canon is not None else None
-            if ok is not None:
-                if given[0] == "(" and not hits:
-                    return None  # maybe `(x)`: x itself, not a tuple
-                if not ok:
-                    return hits / n
-                if hits == n - 1:
-                    return 1.0
-    return _walk_items(record, given, op, pos, hits)
-
-
-_item_then_rest = ITEM_THEN_REST.match
-_balanced = BALANCED.fullmatch
-
-
-def _walk_items(record: dict, given: str, op: str, pos: int, hits: int) -> float | None:
-    """`_walk` from the item at `pos` on (`hits` trace texts before it), item by item."""
-    expected = record["trace"]
-    parallel = op == "parallel"
-    verify_last = not parallel and bool(record.get("extra", {}).get("verify"))
-    last = len(given) - 1
-    comma, split_only = hits > 0, False
-    for i in range(hits, len(expected)):
-        want = expected[i]
-        if pos >= last:
-            break  # the answer has fewer items
-        if given.startswith(want, pos):  # the item is the trace text
-            end = pos + len(want)
-            if given.startswith(", ", end):
-                hits, pos, comma = hits + 1, end + 2, True
-                continue
-            if end == last:
-                hits, pos = hits + 1, end
-                break
-        end = item_end(given, pos)
-        if end > last or (given[end] != "," and end != last):
-            return None  # a string or bracket the scanner does not follow, or an early close
-        got = given[pos:end].strip()
-        if not got:
-            if given[end] == ",":
-                return None  # `[1, , 2]`
-            break  # `[]`, or a trailing comma
-        if got == want:
-            ok = True
-        elif verify_last and i == len(expected) - 1:
-            return None
-        else:
-            decided = _item_matches(got, want)
-            if decided is None:
-                return None
-            ok, not_literal = decided
-            split_only = split_only or not_literal
-        if given[end] == ",":  # then end < last: the next item starts after the comma and a space
-            comma = True
-            pos = end + 2 if given[end + 1] == " " else end + 1
-            if (ok or parallel) and i + 1 < len(expected):
-                rest = ", ".join(expected[i + 1:])
-                if pos + len(rest) == last and given.startswith(rest, pos):
-                    # the other items are the trace's texts, each of which the loop would step over
-                    return (hits + ok + len(expected) - i - 1) / len(expected)
-        else:
-            pos = end
-        if ok:
-            hits += 1
-        elif not parallel:
-            break
-    if given[0] == "(" and not comma:
-        return None
-    if pos < last and not split_only and not balanced(given, pos, last):
-        return None
-    return hits / len(expected)
-
-
-def _item_matches(got: str, want: str) -> tuple[bool, bool] | None:
-    """(does the item text `got` match the trace text `want`, is `got` not a literal at
-    all), as the general path would decide whichever way it read the answer; None when
-    those ways could differ."""
-    if CANONICAL.fullmatch(got):
-        return _canonical_matches(got, want), False
-    if "\n" in got or "\r" in got:
-        return None  # `-\n5` is no literal alone, but is one inside brackets
-    if _never_str(want):
-        # `want` is no Str, so only a value with `want` as its canonical text matches, read
-        # either way; the first character rules most values out before writing one
-        if got[0] in "[{" and got[0] != want[0]:
-            return False, False  # a list or dict (or no literal: "False" is the safe guess)
-        ok, value = _parse(got)
-        if not ok:
-            return False, True
-        first = _FIRST.get(type(value))
-        return (first is not None and want[0] in first and canonical(value) == want), False
-    ok, value = _parse(got)
-    raw = matches(got, want)  # the general path's answer when it split the text
-    if not ok:
-        return raw, True  # then the whole answer is no literal either: it was split
-    try:
-        text = canonical(value)
-    except ValueError:
-        return None
-    if text != got and matches(text, want) != raw:
-        return None  # which way the answer was read decides; leave it to the general path
-    return raw, False
-
-
-_FIRST = {int: "-0123456789", bool: "TF", list: "[", tuple: "(", dict: "{"}  # of canonical texts
-
-
-def _canonical_matches(got: str, want: str) -> bool:
-    """matches(got, want) for two canonical texts: two canonical texts of one value are
-    equal, so besides equal texts only a Str `want` matches, by its value written without
-    quotes (`5` for `'5'`)."""
-    return got == want or (want[:1] in "'\"" and got[:1] not in "'\"" and repr(got) == want)
-
-
-# ---------------------------------------------------------------- the general path
-
-def _items(given: str) -> list[str]:
-    """The answer's items as canonical texts where the whole answer is a literal list (the
-    common case, one parse), else as raw item texts split tolerantly."""
+def _read_items(record: dict, given: str) -> list[str] | tuple:
+    """The items of a sequential or parallel answer, or a refusal (score, status, detail
+    template, arguments) when it is no well-formed list of at most the asked-for items."""
+    trace = record["trace"]
+    n = len(trace)
     ok, value = _parse(given)
-    if ok and type(value) in (list, tuple):
-        return [canonical(v) for v in value]
-    items = split_items(given)
-    return items if items is not None else [given]
+    if ok:
+        items = [canonical(v) for v in value] if type(value) in (list, tuple) else [given]
+    else:
+        items = split_items(given)
+        if items is None:
+            if given[:1] in "[(" and given[-1:] in "])":
+                return (0.0, "unparsable", "not a list: its brackets or quotes do not balance", ())
+            if not trace[0][:1] in "'\"":  # one text, the first item: a Str written without quotes, or no value
+                return (0.0, "unparsable", "not a list of %d items: %s", (n, _not_a_literal(given)))
+            items = [given]
+        for k, item in enumerate(items):
+            if not item:
+                return (0.0, "unparsable", "item %d is empty", (k + 1,))
+            if not _parse(item)[0] and not (k < n and trace[k][:1] in "'\""):
+                return (0.0, "unparsable", "item %d is no value (%s): %s",
+                        (k + 1, _shorten(item), _not_a_literal(item)))
+    if len(items) > n:
+        return (0.0, "wrong_length", "%d items where %d %s asked for", (len(items), n, "is" if n == 1 else "are"))
+    return items
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[:limit - 3] + "...")
+
+
+def _item_right(record: dict, k: int, got: str) -> bool:
+    """Is item k of a list answer right: the recorded value, or, where item k comes from an
+    environment with a @verify checker (a sequential chain's last step, a parallel item),
+    an answer that checker accepts. Every operator that reads items asks here."""
+    trace = record["trace"]
+    if matches(got, trace[k]):
+        return True
+    if not record.get("extra", {}).get("verify"):
+        return False
+    op = record["operator"]
+    if op == "sequential" and k == len(trace) - 1:
+        return _verified(record, record["chain"][k], trace[k - 1] if k else record["input"], got, True)
+    if op == "parallel":
+        return _verified(record, record["chain"][k], record["extra"]["inputs"][k], got, False)
+    return False
 
 
 def _prefix_or_mean(record: dict, given: str, op: str) -> float:
-    expected = record["trace"]
-    items = _items(given)
+    """The general path: sequential K/t (K the right items from the start), parallel the
+    mean over the items asked for (missing ones wrong)."""
+    items = _read_items(record, given)
+    if type(items) is tuple:
+        return 0.0
+    n = len(record["trace"])
     if op == "parallel":
-        return sum(1 for got, want in zip(items, expected) if matches(got, want)) / len(expected)
-    verify_last = bool(record.get("extra", {}).get("verify"))
+        return sum(1 for k, got in enumerate(items) if _item_right(record, k, got)) / n
     k = 0
-    for pos, (got, want) in enumerate(zip(items, expected)):
-        last = pos == len(expected) - 1
-        if last and verify_last:
-            ok = _verified(record, got)
-        else:
-            ok = matches(got, want)
-        if not ok:
-            break
+    while k < len(items) and _item_right(record, k, items[k]):
         k += 1
-    return k / len(expected)
+    return k / n
 
 
-def _verified(record: dict, got: str) -> bool:
-    """The last step ends in a @verify environment: any answer its checker accepts is right.
-    Raises _LibraryMissing when the checker is needed (the answer is not the recorded
-    value) and the library cannot be found: never a silent comparison with the recorded
-    value alone."""
-    if matches(got, record["trace"][-1]):
-        return True
+def _verified(record: dict, env_name: str, x_text: str, got: str, required: bool) -> bool:
+    """Does the @verify checker of `env_name` accept `got` for the input written `x_text`?
+    Raises _LibraryMissing when the library cannot be found (never a silent comparison with
+    the recorded value alone). `required`: the record says this environment has a checker,
+    so a library without one contradicts it; else (a parallel item) no checker is a no."""
     lib = library_for(record["library"])
     if lib is None:
-        raise _LibraryMissing(f"library {record['library']} not found: the @verify checker of "
-                              f"{record['chain'][-1]} cannot judge the last step (register the library, "
-                              "or name its sidecar in RACESL_LIBRARY_PATH)")
-    env = lib.envs.get(record["chain"][-1])
+        raise _LibraryMissing(f"library {record['library']} not found: the @verify checker of {env_name} "
+                              "cannot judge the answer (register the library, or name its sidecar in "
+                              "RACESL_LIBRARY_PATH)")
+    env = lib.envs.get(env_name)
     if env is None or env.verify is None:
-        raise _BadRecord(f"the library has no @verify environment {record['chain'][-1]}")
+        if required or env is None:
+            raise _BadRecord(f"the library has no @verify environment {env_name}")
+        return False
     value = read_literal(got)  # a fresh value (not a cached one): the checker gets it
     if value is UNKNOWN:
         try:
@@ -474,9 +347,101 @@ def _verified(record: dict, got: str) -> bool:
         return False
     if lib.conforms(value, env.output) is not None:
         return False
-    x = expected_value(record["trace"][-2] if len(record["trace"]) > 1 else record["input"])
+    x = expected_value(x_text)
     out = lib.program.call(env.verify, (fresh(x), value))  # x is cached: the checker gets a copy
     return out.status == "ok" and out.value is True
+
+
+# ---------------------------------------------------------------- the fast walk
+#
+# Most answers are `[a, b, c]` with canonical items (the trace's own texts, or other
+# values written as `repr` writes them). `_walk` scores exactly that shape by stepping
+# through the text, reading an item as a trace text or a `CANONICAL` match, each followed by
+# `, ` or the closing bracket; on anything else it returns None and `_prefix_or_mean`
+# decides. Where it answers the whole answer is a literal list whose elements' canonical
+# texts are the items it read, so the general path reads the same items. An item its
+# @verify checker might accept is left to the general path too.
+
+_canonical_at = CANONICAL.match
+_canonical_whole = CANONICAL.fullmatch
+
+
+def _walk(record: dict, given: str, op: str) -> float | None:
+    """The reward of a list answer of canonical items, or None: let the general path decide.
+    Written for speed: this is most of the cost of scoring wrong answers."""
+    trace = record["trace"]
+    n = len(trace)
+    last = len(given) - 1
+    if last < 1 or given[0] != "[" or given[last] != "]":
+        return None
+    verify = record.get("extra", {}).get("verify")
+    parallel = op == "parallel"
+    pos = 1
+    hits = 0
+    prefix = True  # (sequential) every item so far was right
+    k = 0
+    while pos < last:
+        if k == n:  # text past the asked-for items: a trailing comma's blank, or more (the
+            if given[pos:last].strip():  # first bracket need not enclose it all: lines)
+                return None
+            break
+        want = trace[k]
+        end = pos + len(want)
+        if given.startswith(want, pos) and (end == last or given.startswith(", ", end)):
+            right = True
+        else:
+            # the usual wrong answer: one item differs and the rest is the trace's own texts,
+            # so the item is what lies between (one certifying match, no walk over the rest)
+            rest = ", ".join(trace[k + 1:])
+            stop = last - len(rest) - 2 if rest else last
+            if stop > pos and (not rest or given.startswith(", ", stop) and given.startswith(rest, stop + 2)):
+                item = _canonical_whole(given, pos, stop)
+                if item is not None or given[pos] == "{" and given[stop - 1] == "}":
+                    if item is not None:
+                        right = _canonical_matches(item.group(), want)
+                    else:  # a dict (no canonical pattern): self-delimited, so read alone it is the element
+                        ok, value = _parse(given[pos:stop])
+                        if not ok or type(value) is not dict:
+                            return None
+                        right = canonical(value) == want
+                    if not right and verify and (prefix and k == n - 1 or parallel and _has_checker(record, k)):
+                        return None  # the checker may accept it
+                    if parallel:
+                        return (hits + right + n - k - 1) / n
+                    return 1.0 if prefix and right else hits / n
+            m = _canonical_at(given, pos)
+            if m is None:
+                return None
+            end = m.end()
+            if end != last and not given.startswith(", ", end):
+                return None
+            right = _canonical_matches(m.group(), want)
+            if not right and verify and (prefix and k == n - 1 or parallel and _has_checker(record, k)):
+                return None  # the checker may accept it
+        if right and (parallel or prefix):
+            hits += 1
+        elif not parallel:
+            prefix = False
+        k += 1
+        pos = end if end == last else end + 2
+    return hits / n
+
+
+def _has_checker(record: dict, k: int) -> bool:
+    """May item k of a parallel record be judged by a @verify checker? True unless its
+    library is at hand and says its environment has none (then the general path decides)."""
+    lib = _libraries._LIBS.get(record["library"])
+    if lib is None:
+        return True
+    env = lib.envs.get(record["chain"][k])
+    return env is None or env.verify is not None
+
+
+def _canonical_matches(got: str, want: str) -> bool:
+    """matches(got, want) for two canonical texts: two canonical texts of one value are
+    equal, so besides equal texts only a Str `want` matches, by its value written without
+    quotes (`5` for `'5'`)."""
+    return got == want or (want[:1] in "'\"" and got[:1] not in "'\"" and repr(got) == want)
 
 
 _LETTERS = [frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:k]) for k in range(27)]  # the labels of k candidates

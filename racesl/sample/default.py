@@ -58,6 +58,11 @@ MAX_TRIES = 200     # rejected candidates before NoSample
 ENUM_AFTER = 8      # rejected candidates before a finite domain is enumerated
 ENUM_LIMIT = 256    # largest integer window that is enumerated
 MAX_LEVEL = 40      # levels above this are treated as this
+# The most one top-level draw may build, rejected candidates included: elements of every
+# list, set and dict plus characters of every str (nested ones counted where they are
+# built). A length the windows pick past what is left is cut to it; a type whose smallest
+# value is larger is refused at once (`NoSample`), never built.
+MAX_SAMPLE_SIZE = 10_000
 _DEFAULT_ALPHABET = string.ascii_lowercase
 
 
@@ -81,6 +86,7 @@ class SampleStats:
     draws: int = 0        # draw() calls (elements included)
     rejections: int = 0   # candidates rejected (a predicate failed, or it could not be built)
     checks: int = 0       # check() calls
+    left: int | None = None  # of MAX_SAMPLE_SIZE, during a top-level draw (None: none running)
 
 
 # ---------------------------------------------------------------- windows
@@ -235,10 +241,29 @@ class Sampler:
                 return p
         return None
 
+    def min_size(self) -> int:
+        """The size (MAX_SAMPLE_SIZE's units) of the smallest value the bounds allow."""
+        return 0
+
     def draw(self, rng: random.Random, level: int, check: Check) -> Any:
         """A value of the type: generated from the bounds, checked against every predicate.
         Raises NoSample after MAX_TRIES rejected candidates (or at once when the bounds are
-        provably empty)."""
+        provably empty, or its smallest value is past MAX_SAMPLE_SIZE). A top-level draw
+        builds at most MAX_SAMPLE_SIZE in all (`_budgeted`)."""
+        if self.stats.left is not None:
+            return self._draw(rng, level, check)
+        smallest = self.min_size()
+        if smallest > MAX_SAMPLE_SIZE:
+            self.stats.draws += 1
+            raise NoSample(f"{self.type}: its smallest value has {smallest:,} elements and characters; "
+                           f"sampled values have at most {MAX_SAMPLE_SIZE:,}")
+        self.stats.left = MAX_SAMPLE_SIZE
+        try:
+            return self._draw(rng, level, check)
+        finally:
+            self.stats.left = None
+
+    def _draw(self, rng: random.Random, level: int, check: Check) -> Any:
         level = max(0, min(int(level), MAX_LEVEL))
         self.stats.draws += 1
         if self.bounds.empty:
@@ -390,7 +415,29 @@ class _SizedSampler(Sampler):
             return False
 
     def _length(self, rng, level) -> int:
-        return _pick_len(rng, self._len, level, self.type)
+        return self._budgeted(_pick_len(rng, self._len, level, self.type))
+
+    def _budgeted(self, n: int) -> int:
+        """`n`, cut to what is left of the draw's MAX_SAMPLE_SIZE and taken from it: the same
+        length whenever the bound is not reached (no random number is drawn here). Past it, a
+        candidate that cannot be that short is a rejection."""
+        left = self.stats.left
+        if left is None:
+            return n
+        if n > left:
+            lo = self._len.lo or 0
+            if lo > left:
+                self.stats.left = 0
+                raise _Retry()
+            n = left
+        self.stats.left = left - n
+        return n
+
+    def min_size(self) -> int:
+        return (self._len.lo or 0) * (1 + self._elem_min())
+
+    def _elem_min(self) -> int:
+        return 0
 
     def _distinct_fill(self, rng, n, level, check, elem: "Sampler") -> list:
         """n pairwise different values drawn by `elem`. When they must cover most of a small
@@ -473,6 +520,9 @@ class ListSampler(_SizedSampler):
         if self.bounds.distinct:
             self._cap_length(self.elem.domain_size())
 
+    def _elem_min(self) -> int:
+        return self.elem.min_size()
+
     def _elements(self, rng, n, level, check, distinct) -> list:
         if n == 0:
             return []
@@ -507,6 +557,9 @@ class TupleSampler(Sampler):
     def _generate(self, rng, level, check):
         return tuple(c.draw(rng, level, check) for c in self.components)
 
+    def min_size(self) -> int:
+        return sum(c.min_size() for c in self.components)
+
 
 def _hashable_shape(t: Type) -> bool:
     s, _ = _flatten(t)
@@ -525,6 +578,9 @@ class DictSampler(_SizedSampler):
             self._len = self._len.meet(IntRange(hi=0))  # only {} has such keys
         else:
             self._cap_length(self.key.domain_size())
+
+    def _elem_min(self) -> int:
+        return self.key.min_size() + self.value.min_size()
 
     def _generate(self, rng, level, check):
         n = self._length(rng, level)

@@ -193,11 +193,13 @@ class Filters:
     bool_values: bool = attrs.field(default=True, validator=flag)
     sort_orders: float = attrs.field(default=0.25, validator=number(0, 1))  # drop sort tasks more orders solve
     answer_share: float = attrs.field(default=0.03, validator=number(0, 1))  # cap an answer's share of its cell
+    # cap the share of an environment's most common output among its answers (racesl.operators.outputs)
+    item_share: float = attrs.field(default=0.03, validator=number(0, 1))
 
 
 FILTER_NAMES = ("error", "fuel", "timeout", "size", "assert", "domain", "value", "bool", "big_int", "long_text",
                 "repeated_char", "repeated_state", "sibling_duplicate", "law", "min_path", "sort_orders",
-                "answer_share")
+                "answer_share", "guessable")
 
 
 # ------------------------------------------------------------ CompileConfig

@@ -5,7 +5,8 @@ completions; the server answers with `racesl.rewards.verdict`'s score and status
 in forked worker processes so that one slow or crashing completion holds up nobody else.
 
 tasks: the records, by id; workers: the scoring processes; shapes: each trainer's request
-and reply; app: the aiohttp application and the serving loop.
+and reply; strict_json: JSON without NaN or Infinity, both ways; framing: the HTTP layer's
+own refusals in JSON; app: the aiohttp application and the serving loop.
 """
 
 from racesl.serve.app import make_app, serve

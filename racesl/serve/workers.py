@@ -8,6 +8,14 @@ get status `timeout`); one that dies while scoring (a signal, the memory limit) 
 replaced and the batch runs once more on its successor, then reports `error`. Workers die
 with the server (die_with_parent).
 
+A worker holds no descriptor but standard input/output/error and its own socket: the
+first thing it does is close every other one it inherited. A replacement forks while
+requests are open, and a client's socket held by a worker would keep that connection
+from ever closing (the kernel sends FIN only when the last copy goes); the same goes for
+the listening socket, the event loop's selector and the other workers' sockets. Closing
+in the child is a rule that holds whatever the server has open, where a spawn or
+forkserver start would re-send the whole task index to every replacement.
+
 Every fork happens on the event loop's thread, the one that lives as long as the server:
 the kernel's parent-death signal follows the thread that forked (runtime.children).
 """
@@ -15,15 +23,15 @@ the kernel's parent-death signal follows the thread that forked (runtime.childre
 from __future__ import annotations
 
 import asyncio
-import multiprocessing as mp
 import os
 import pickle
 import signal
 import socket
 import struct
+import time
 
 from racesl.rewards.score import verdict
-from racesl.runtime.children import close_in_forks, die_with_parent, limit_memory
+from racesl.runtime.children import die_with_parent, limit_memory
 
 CHUNK = 64  # completions one worker scores at a time: a long list is spread over the workers
 _HEADER = struct.Struct("!Q")  # the byte length of the pickle that follows
@@ -54,6 +62,7 @@ def _work(sock: socket.socket, index, ppid: int, memory_mb: int) -> None:
     die_with_parent(ppid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle: it stops them
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.set_wakeup_fd(-1)  # the server's event-loop wakeup socket is closed here
     limit_memory(memory_mb)
     try:
         while True:
@@ -67,23 +76,42 @@ def _work(sock: socket.socket, index, ppid: int, memory_mb: int) -> None:
         os._exit(0)
 
 
+def close_inherited(keep: int) -> None:
+    """Close every descriptor above standard error except `keep` (in a fresh fork)."""
+    try:
+        top = os.sysconf("SC_OPEN_MAX")
+    except (OSError, ValueError):
+        top = 1 << 16
+    os.closerange(3, keep)
+    os.closerange(keep + 1, max(top, keep + 2))
+
+
 class _Worker:
-    """One scoring process and the server's end of its socket."""
+    """One scoring process (forked here, reaped here) and the server's end of its socket."""
 
     def __init__(self, index, memory_mb: int):
         here, there = socket.socketpair()
-        ctx = mp.get_context("fork")
-        self.proc = ctx.Process(target=_run_child, args=(there, here, index, os.getpid(), memory_mb),
-                                daemon=True)
-        self.proc.start()
+        ppid = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns into the server's code
+            try:
+                close_inherited(there.fileno())
+                _work(there, index, ppid, memory_mb)
+            finally:
+                os._exit(0)
         there.close()
         here.setblocking(False)
-        close_in_forks(here)  # later workers do not hold this one's socket open
-        self.sock = here
+        self.pid, self.sock, self._exit = pid, here, None
 
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+    def is_alive(self) -> bool:
+        if self._exit is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                done, status = self.pid, 0
+            if done:
+                self._exit = status
+        return self._exit is None
 
     async def ask(self, batch: list) -> list:
         loop = asyncio.get_running_loop()
@@ -103,17 +131,17 @@ class _Worker:
         return bytes(buf)
 
     def kill(self) -> None:
-        try:
-            self.proc.kill()
-        except (OSError, ValueError):
-            pass
-        self.proc.join(5)
+        """SIGKILL, and reap it (a stopped or busy process dies at once on SIGKILL)."""
         self.sock.close()
-
-
-def _run_child(sock, parent_end, index, ppid: int, memory_mb: int) -> None:
-    parent_end.close()
-    _work(sock, index, ppid, memory_mb)
+        if self.is_alive():
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            for _ in range(500):
+                if not self.is_alive():
+                    break
+                time.sleep(0.01)
 
 
 class Pool:
@@ -139,7 +167,7 @@ class Pool:
         return [w.pid for w in self._all]
 
     def alive(self) -> int:
-        return sum(w.proc.is_alive() for w in self._all)
+        return sum(w.is_alive() for w in self._all)
 
     def reap(self) -> int:
         """Replace the idle workers that have died (a health check calls this, so that a
@@ -147,7 +175,7 @@ class Pool:
         idle = [self._idle.get_nowait() for _ in range(self._idle.qsize())]
         dead = 0
         for w in idle:
-            if not w.proc.is_alive():
+            if not w.is_alive():
                 w, dead = self._replace(w), dead + 1
             self._idle.put_nowait(w)
         return dead
@@ -161,7 +189,7 @@ class Pool:
 
     async def _batch(self, batch: list) -> list:
         w = await self._idle.get()
-        if not w.proc.is_alive():  # died while idle
+        if not w.is_alive():  # died while idle
             w = self._replace(w)
         try:
             for attempt in (1, 2):

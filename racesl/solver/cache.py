@@ -77,5 +77,5 @@ class CachedClassifier:
             text = json.dumps(self.table, sort_keys=True)
             atomic_write(self.path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
             self.dirty = False
-        except OSError:
+        except (OSError, ValueError):  # (ValueError: racesl.atomic.OutputRefused, e.g. a read-only cache file)
             pass  # a cache that cannot be written is only a missed speed-up

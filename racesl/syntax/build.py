@@ -59,6 +59,38 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # lowering and CPython's own compiler take time superlinear in them (21,000 fields hung
 # `--untrusted` startup), and no task text needs more than a few dozen.
 MAX_FSTRING_FIELDS = 256
+# What one replacement field costs, in tokens of its declaration's budget
+# (parser.MAX_ITEM_TOKENS), besides the tokens of its expression: each field is parsed on
+# its own and lowers to a guarded value and a join, several times a token's work.
+FIELD_TOKENS = 16
+_FIELD_LEX = re.compile(r"\{\{|\}\}|[{}]|\w+|[^\w\s{}]")
+
+
+def fstring_weight(token: str) -> tuple[int, int]:
+    """(fields, tokens) of an f-string token, by one regular-expression pass and before
+    anything is parsed: its replacement fields (a brace in a field's expression counts as
+    one, so at least the real number) and the tokens their expressions hold. The limits on
+    fields are applied to these counts, so that a flood of fields is refused before the
+    per-field work (a parse each, then lowering) that scales with it."""
+    m = _STR_PREFIX.match(token)
+    if "f" not in m.group(1).lower():
+        return 0, 0
+    fields = inner = depth = 0
+    for t in _FIELD_LEX.finditer(token, m.end()):
+        g = t.group()
+        if depth == 0:
+            if g == "{":
+                fields += 1
+                depth = 1
+            continue
+        if g in ("{", "{{"):
+            fields += len(g)
+            depth += len(g)
+        elif g in ("}", "}}"):
+            depth = max(0, depth - len(g))
+        else:
+            inner += 1
+    return fields, inner
 
 
 @v_args(meta=True)
@@ -396,6 +428,11 @@ class Builder(Transformer_NonRecursive):
     def string(self, meta, c):
         parts: list = []
         is_f = False
+        fields = sum(fstring_weight(str(t))[0] for t in c)
+        if fields > MAX_FSTRING_FIELDS:  # counted before any field is parsed
+            sp = span_of(c[0]).cover(span_of(c[-1]))
+            self._fields_refused(fields, sp)
+            return A.Const("", sp)
         for t in c:
             prefix = _STR_PREFIX.match(str(t)).group(1).lower()
             if "f" in prefix:
@@ -421,12 +458,15 @@ class Builder(Transformer_NonRecursive):
                 merged.append(p)
         node = A.FString(tuple(merged), sp)
         fields = sum(isinstance(n, A.FormattedValue) for n in A.walk(node))
-        if fields > MAX_FSTRING_FIELDS:
-            self._err("E112", f"this f-string has {fields:,} replacement fields; the limit is "
-                      f"{MAX_FSTRING_FIELDS:,}", sp,
-                      hint="build the text from parts, e.g. \"\".join(...) over a list")
+        if fields > MAX_FSTRING_FIELDS:  # (nested f-strings included)
+            self._fields_refused(fields, sp)
             return A.Const("", sp)
         return node
+
+    def _fields_refused(self, fields: int, sp: Span) -> None:
+        self._err("E112", f"this f-string has {fields:,} replacement fields; the limit is "
+                  f"{MAX_FSTRING_FIELDS:,}", sp,
+                  hint="build the text from parts, e.g. \"\".join(...) over a list")
 
     # ------------------------------------------------------------ f-strings
 

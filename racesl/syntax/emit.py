@@ -194,6 +194,37 @@ class Emitter:
         return self._at(py.FunctionDef(pyname, args, [ret], [], None, type_comment=None), span)
 
 
+# An int literal wider than this is written in hex: its decimal text could pass CPython's
+# int-to-str limit (4,300 digits), and a 20,000-bit hex literal is legal source.
+HEX_BITS = 4096
+
+_BaseUnparser = getattr(py, "_Unparser", None)  # (CPython's own, behind `ast.unparse`)
+
+if _BaseUnparser is not None:
+    class _Unparser(_BaseUnparser):
+        """`ast.unparse`, but an int wider than HEX_BITS is written in hex (`int_text`)."""
+
+        def _write_constant(self, value):
+            if type(value) is int and value.bit_length() > HEX_BITS:
+                self.write(int_text(value))
+            else:
+                super()._write_constant(value)
+
+
+def int_text(v: int) -> str:
+    """An int as source text that never meets the int-to-str limit: decimal, or hex when
+    wider than HEX_BITS. Every place that shows a user's int (a predicate's text, a bound
+    in a message) goes through here."""
+    return hex(v) if v.bit_length() > HEX_BITS else str(v)
+
+
+def unparse(tree: py.AST) -> str:
+    """`ast.unparse` with wide ints in hex (plain `ast.unparse` on a Python without
+    CPython's unparser class)."""
+    return py.unparse(tree) if _BaseUnparser is None else _Unparser().visit(tree)
+
+
 def expr_text(e: A.Expr) -> str:
-    """Normalized Python text of an expression with names kept as written."""
-    return py.unparse(Emitter(lambda n: None).expr(e))
+    """Normalized Python text of an expression with names kept as written (wide ints in
+    hex: `unparse`)."""
+    return unparse(Emitter(lambda n: None).expr(e))

@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 from racesl import resources
 from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
-from racesl.syntax.build import Builder
+from racesl.syntax.build import FIELD_TOKENS, Builder, fstring_weight
 from racesl.syntax.lexer import Tok, lines_for, split_items, tokenize
 
 MAX_TREE_DEPTH = 100  # AST nesting; lark trees themselves are transformed without recursion
@@ -341,6 +341,8 @@ def parse_item_tokens(toks: list[Tok], text: str, path: str, diags: list[Diagnos
         diags.append(Diagnostic("E112", f"this declaration has {len(toks):,} tokens; the limit is {MAX_ITEM_TOKENS:,}",
                                 toks[0].span, path, hint="split it into smaller helpers, or move data into a sampler"))
         return None
+    if not _fields_within_budget(toks, path, diags):
+        return None
     if skipped is not None and toks and _DiagIndex.of(diags).e103_within(toks[0].span.line, toks[-1].span.end_line):
         skipped.add("#indent")  # the blocks are a guess: no findings that rest on them (W602, E507)
     parser = _ItemParser(toks, path, diags, skipped)
@@ -353,6 +355,26 @@ def parse_item_tokens(toks: list[Tok], text: str, path: str, diags: list[Diagnos
     if not isinstance(node, A.Node):
         return None  # an item of stray tokens only (their errors are already reported)
     return node if _shallow_enough(node, path, diags) else None
+
+
+def _fields_within_budget(toks: list[Tok], path: str, diags: list[Diagnostic]) -> bool:
+    """Whether the declaration's tokens, its f-strings' fields counted in (each field
+    FIELD_TOKENS plus its expression's tokens: `fstring_weight`), stay within
+    MAX_ITEM_TOKENS. An f-string is one token to the lexer, yet each of its fields is parsed
+    and lowered on its own: counted here, before any of that work, so that a flood of fields
+    (in one f-string or in many) is refused at once."""
+    total = len(toks)
+    for t in toks:
+        if t.kind == "STRING":
+            fields, inner = fstring_weight(t.value)
+            total += fields * FIELD_TOKENS + inner
+            if total > MAX_ITEM_TOKENS:
+                diags.append(Diagnostic("E112", f"this declaration has over {MAX_ITEM_TOKENS:,} tokens, counting "
+                                        f"each f-string field as {FIELD_TOKENS} plus its expression's",
+                                        t.span, path, hint="build long texts from parts, e.g. \"\".join(...) "
+                                        "over a list, or split the declaration into helpers"))
+                return False
+    return True
 
 
 def _shallow_enough(node: A.Node, path: str, diags: list[Diagnostic]) -> bool:

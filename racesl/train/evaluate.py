@@ -90,7 +90,7 @@ def generate_vllm(model_path: str, records: list[dict], *, samples: int, max_new
     import importlib.util
 
     if importlib.util.find_spec("vllm") is None:
-        raise EvalError("--backend vllm needs vLLM: pip install 'racesl[vllm]' (or use --backend transformers)")
+        raise EvalError("--backend vllm needs vLLM: pip install -e '.[vllm]' in the racesl checkout (or use --backend transformers)")
     from vllm import LLM, SamplingParams
 
     llm = LLM(model=model_path, seed=seed)
@@ -189,10 +189,11 @@ def heatmap(cells: dict[tuple[str, int], Cell], path: str | Path, title: str = "
     fig.colorbar(im, ax=ax, label="accuracy")
     ax.set_title(title or "accuracy by operator × size", fontsize=10)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    from racesl.atomic import atomic_write
+
+    atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"))  # (the output policy applies)
     plt.close(fig)
+    path = Path(path)
     return path
 
 
@@ -226,10 +227,14 @@ def evaluate(model_path: str, tasks: str, *, backend: str = "transformers", n: i
     cells = summarize(rows)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    # (a lone surrogate in a completion is written as its JSON escape, `\ud800`, not refused)
-    with (out / "completions.jsonl").open("w", encoding="utf-8", errors="backslashreplace") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    from racesl.atomic import atomic_write
+
+    def put_rows(tmp):  # (a lone surrogate in a completion is written as its JSON escape, `\ud800`, not refused)
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    atomic_write(out / "completions.jsonl", put_rows)  # (every file through the output policy)
     total = Cell(sum(c.n for c in cells.values()), sum(c.solved for c in cells.values()),
                  sum(c.reward for c in cells.values()))
     result = {
@@ -240,7 +245,7 @@ def evaluate(model_path: str, tasks: str, *, backend: str = "transformers", n: i
         "cells": [{"operator": op, "size": s, "n": c.n, "solved": c.solved, "accuracy": c.accuracy,
                    "mean_reward": c.mean_reward} for (op, s), c in sorted(cells.items())],
     }
-    (out / "results.json").write_text(json.dumps(result, indent=1), "utf-8")
+    atomic_write(out / "results.json", lambda tmp: Path(tmp).write_text(json.dumps(result, indent=1), "utf-8"))
     heatmap(cells, out / "accuracy.png", f"{Path(str(model_path)).name} on {Path(str(tasks)).name}: "
                                          f"accuracy {total.accuracy:.2f} over {total.n}")
     result["_cells"] = cells

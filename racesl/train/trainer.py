@@ -64,7 +64,7 @@ def check_vllm(cfg: TrainConfig) -> None:
         return
     if importlib.util.find_spec("vllm") is None:
         raise TrainError("[vllm] enabled = true, but vLLM is not installed. Install it with "
-                         "pip install 'racesl[vllm]' (TRL 1.16 supports vLLM "
+                         "pip install -e '.[vllm]' in the racesl checkout (TRL 1.16 supports vLLM "
                          f"{VLLM_RANGE[0]}–{VLLM_RANGE[1]}), or set [vllm] enabled = false to generate "
                          "with transformers.")
     from importlib.metadata import version
@@ -74,7 +74,7 @@ def check_vllm(cfg: TrainConfig) -> None:
     v = Version(Version(version("vllm")).base_version)
     if not (Version(VLLM_RANGE[0]) <= v < Version("0.32")):
         raise TrainError(f"vLLM {v} is installed, but TRL 1.16 supports vLLM {VLLM_RANGE[0]}–{VLLM_RANGE[1]}: "
-                         "pip install 'racesl[vllm]'")
+                         "pip install -e '.[vllm]' in the racesl checkout")
 
 
 # ------------------------------------------------------------ GRPOConfig
@@ -172,6 +172,15 @@ def load_library(cfg: TrainConfig):
         raise TrainError("the [data] sources do not compile:\n" + render_plain(checked.diagnostics))
     if not lib.envs:
         raise TrainError("the [data] sources define no environments")
+    from racesl.catalogue.diagnose import refusals
+    from racesl.runtime.watchdog import WATCHDOG
+
+    with WATCHDOG.session():
+        wrong = refusals(lib)  # prompts show the examples: check's E604, as compile refuses
+    if wrong:
+        from racesl.diagnostics import render_plain
+
+        raise TrainError("a worked example in the [data] sources does not hold:\n" + render_plain(wrong))
     return lib
 
 

@@ -42,7 +42,8 @@ def verdicts():
 
 def test_the_corpus_covers_every_model_free_gate_and_admission():
     wanted = {expected(p) for p in CANDIDATES}
-    assert {"parse", "check", "sample", "determinism", "nontrivial", "composes", "novelty", "admitted"} <= wanted
+    assert {"parse", "check", "sample", "determinism", "nontrivial", "composes", "contract", "novelty",
+            "admitted"} <= wanted
     assert wanted <= set(GATES) | {"admitted"}
 
 
@@ -70,6 +71,19 @@ def test_reasons_say_what_is_wrong(verdicts):
     assert "E502" in by_name["hostile_dunder.races"]["reason"]
     assert "digit_sum" in by_name["renamed_copy.races"]["reason"]
     assert "triangular" in by_name["same_behaviour.races"]["reason"]
+
+
+def test_hostile_candidates_are_refused_for_what_they_hide(verdicts):
+    _, by_name = verdicts
+    reason = {name: by_name[name]["reason"] for name in by_name if name.startswith("hostile_")}
+    assert "@verify checker accepts the fixed answer (2, 2)" in reason["hostile_verify_fixed.races"]
+    assert "declared type" in reason["hostile_declared_degenerate.races"]
+    assert "narrow the declared input type" in reason["hostile_declared_degenerate.races"]
+    assert "nearly a constant" in reason["hostile_nearly_constant.races"]
+    assert "limit is 80%" in reason["hostile_nearly_constant.races"]
+    assert "numbers.digit_sum" in reason["hostile_subdomain_copy.races"]
+    assert "numbers.digit_sum (offset +7)" in reason["hostile_affine_copy.races"]
+    assert "numbers.digit_sum ; numbers.next_prime" in reason["hostile_inline_composition.races"]
 
 
 def test_a_module_line_that_disagrees_with_its_file_is_fixed_up(verdicts):

@@ -55,6 +55,25 @@ def test_planted_position_prior(records):
     report = audit_records(sorts)
     assert "identity" in _beaten(report)
     assert all("identity" in c.beaten for c in report.cells if c.n >= 30)
+    # what carries it: the sort tasks' chains, by name
+    carriers = [k for c in report.cells if "identity" in c.beaten for k in c.results["identity"].carriers]
+    assert carriers and all(" → " in k.name and k.excess > 0 for k in carriers)
+    assert set(report.leaks()) >= {k.name for k in carriers}
+
+
+def test_planted_environment_mode(records):
+    """Parallel items of one environment that mostly answer its most common output: the
+    per-environment mode strategy collects them, and the audit names that environment."""
+    pars = [r for r in records if r["operator"] == "parallel"]
+    target = pars[0]["chain"][0]
+    for k, r in enumerate(pars):
+        r["chain"] = [target] * len(r["chain"])
+        r["trace"] = ["7" if (k + j) % 4 else str(100 + k) for j in range(len(r["trace"]))]
+        r["answer"] = "[" + ", ".join(r["trace"]) + "]"
+    report = audit_records(pars)
+    assert "env_mode" in _beaten(report)
+    assert report.leaks()[0] == target
+    assert f"carried by {target}" in report.verdict()
 
 
 def test_planted_constant_answer_cell(records):
@@ -144,3 +163,26 @@ def test_audit_usage_errors(tmp_path, argv, message):
 def test_audit_of_a_missing_file(tmp_path):
     done = subprocess.run([RACESC, "audit", str(tmp_path / "none.jsonl")], capture_output=True, text=True)
     assert done.returncode == 2 and "cannot read tasks" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_too_few_tasks_prove_nothing(records):
+    """Two loop tasks that share an answer (the answer-share filter allows two) and a handful
+    of long parallel tasks with an item right in each: neither is judged a shortcut."""
+    from racesl.audit.shortcuts import MIN_TASKS
+
+    loops = [r for r in records if r["operator"] == "loop" and r["size"] == 2][:2]
+    for r in loops:
+        r["answer"] = r["trace"][-1] = "17"
+    cell = audit_records(loops).cells[0]
+    assert cell.n == 2 < MIN_TASKS and cell.results["constant"].mean == 1.0 and not cell.beaten
+    pars = [r for r in records if r["operator"] == "parallel" and r["size"] >= 11][:4]
+    assert len(pars) == 4
+    for r in pars:
+        r["trace"][0] = "True"
+        r["answer"] = "[" + ", ".join(r["trace"]) + "]"
+        r["size"] = 11
+    few = audit_records(pars * 2)  # eight tasks, one item in 11 or 12 right in each: no spread at all
+    result = few.cells[0].results["always_true"]
+    assert result.mean > 0.05 and result.se > 0.02 and not result.beats
+    more = audit_records(pars * 8)  # 32 such tasks: now it is a shortcut
+    assert more.cells[0].results["always_true"].beats

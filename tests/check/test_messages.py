@@ -220,3 +220,18 @@ def test_contract_message_shows_the_refinement_as_written(tmp_path):
     lib = Library(checked)
     why = lib.conforms("0120", checked.env("m.flip").input)
     assert why == "'0120' violates all(c in '01' for c in it) and len(it) <= 8"
+
+
+# ---------------------------------------------------------------- E402: a value's braces (issue 35)
+
+def test_a_dict_in_an_example_is_not_read_as_a_placeholder_and_the_fix_is_valid(tmp_path):
+    text = ("env keyed(x: Int where 0 <= it <= 9) -> Dict[Str, Int]:\n"
+            '    """Map \'n\' to x. Example: 5 -> {\'n\': 5}."""\n'
+            '    return {"n": x}\n')
+    ds = diags(tmp_path, text)
+    assert [d.code for d in ds] == ["E402"], everything(ds)
+    [d] = ds
+    assert "format spec" not in d.message and "{'n'}" not in d.hint
+    assert d.hint.startswith("write the braces doubled, {{'n': 5}}")
+    fixed = text.replace("{'n': 5}", "{{'n': 5}}")  # the hint's fix checks clean
+    assert not diags(tmp_path, fixed)

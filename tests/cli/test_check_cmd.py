@@ -168,3 +168,29 @@ env spell(xs: List[Bits]) -> List[Word]:
     assert "List[Bits] -> List[Word]" in rows["words.spell"]
     rc, out, err = check(capsys, FIX / "reasons.races", "--samples", "2")
     assert "Small -> Int" in next(line for line in out.splitlines() if "reasons.bloat" in line)
+
+
+# ---------------------------------------------------------------- worked examples (issue 32)
+
+WRONG_EXAMPLE = '''\
+module wrong_example
+
+env halve(n: Int where 0 <= it <= 100) -> Int:
+    """Halve n, rounding down. Example: 6 -> 3."""
+    return n // 3
+'''
+
+
+@pytest.mark.parametrize("untrusted", [False, True])
+def test_a_wrong_worked_example_is_a_located_error(tmp_path, untrusted):
+    src = tmp_path / "wrong_example.races"
+    src.write_text(WRONG_EXAMPLE, encoding="utf-8")
+    p = racesc("check", src, "--samples", "5", "-q", *(["--untrusted"] if untrusted else []), cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    heads = [m.groupdict() for m in HEADLINE.finditer(p.stderr)]
+    col = WRONG_EXAMPLE.splitlines()[3].index("Example") + 1
+    assert [(h["line"], h["col"], h["code"]) for h in heads] == [("4", str(col), "E604")]
+    assert ("error[E604]: the worked example halve(6) does not hold: the example says 3, the body returns 2"
+            in p.stderr)
+    assert "hint: if the body is right, write `Example: 6 -> 2.`" in p.stderr
+    assert "1 environment checked: 1 error, 0 warnings" in p.stderr

@@ -251,3 +251,27 @@ def test_output_and_sidecar_appear_together(toy, tmp_path, point, expect):
     run_racesc("compile", toy, "-n", 40, "-o", out, "-q", "--no-solver", cwd=tmp_path)
     assert _consistent(out) not in (old, "none")
     assert _parts(tmp_path) == []
+
+
+def test_a_wrong_worked_example_is_refused_and_nothing_written(tmp_path):
+    """Prompts show descriptions' examples: compile refuses a library whose body disagrees
+    with one (check's E604, with its line), in process and under --untrusted."""
+    src = tmp_path / "wrong.races"
+    src.write_text(toy_library("wrong", '''\
+env third(n: Nat) -> Nat:
+    """Divide n by three, rounding down. Example: 6 -> 3."""
+    return n // 3
+''', TRIPLE), encoding="utf-8")
+    line = next(k for k, t in enumerate(src.read_text().splitlines(), 1) if "Example: 6 -> 3." in t)
+    for extra in ((), ("--untrusted",)):
+        out = tmp_path / "t.jsonl"
+        p = run_racesc("compile", src, "-n", 5, "-o", out, *extra, cwd=tmp_path, check=False)
+        assert p.returncode == 1, p.stderr
+        assert "Traceback" not in p.stderr
+        assert (f"{src}:{line}:" in p.stderr and "error[E604]: the worked example third(6) does not hold: "
+                "the example says 3, the body returns 2" in p.stderr)
+        assert "1 worked example does not hold; nothing was written" in p.stderr
+        assert not out.exists() and not (tmp_path / "t.jsonl.library.json").exists()
+    src.write_text(src.read_text().replace("6 -> 3.", "6 -> 2."), encoding="utf-8")
+    run_racesc("compile", src, "-n", 5, "-o", tmp_path / "t.jsonl", cwd=tmp_path)  # fixed: written
+    assert (tmp_path / "t.jsonl").exists()

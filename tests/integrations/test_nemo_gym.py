@@ -2,12 +2,21 @@
 (`responses_create_params.input` messages, the record beside), read back as records, and the
 template server's verify step (racesl.integrations.nemo_gym.verify_payload) scores a
 Responses API response: gold 1.0, reasoning items ignored, no block `no_answer`, no
-record `error`. NeMo Gym itself needs Python 3.13, so its template is checked as source."""
+record `error`. The template's server, copied as its README says and loaded in a fresh
+process, scores every gold answer of a user library 1.0 (sort and select re-executed from
+the sidecar beside the rows). nemo-gym 0.4.0 needs Python 3.12, which CI does not have: the
+server runs against a stand-in of nemo_gym.base_resources_server (tests/integrations/stubs)
+whose fields are nemo-gym 0.4.0's; run_nemo_gym.py runs unchanged with the real package."""
 
 from __future__ import annotations
 
 import ast
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import yaml
 
@@ -64,3 +73,41 @@ def test_the_template_is_a_resources_server_that_calls_verify_payload():
     assert cfg["racesl"]["resources_servers"]["racesl"]["entrypoint"] == "app.py"
     agent = cfg["racesl_simple_agent"]["responses_api_agents"]["simple_agent"]
     assert agent["resources_server"] == {"type": "resources_servers", "name": "racesl"}
+
+
+def _template_server(tmp_path, sidecar: bool) -> dict:
+    """The template copied as `resources_servers/racesl/`, rows compiled into its data/ as
+    the README says, verified by run_nemo_gym.py in a fresh process (cwd elsewhere, no
+    RACESL_LIBRARY_PATH)."""
+    server = tmp_path / "resources_servers" / "racesl"
+    shutil.copytree(nemo_gym.TEMPLATE, server)
+    (tmp_path / "shop.races").write_text(TOY, encoding="utf-8")
+    run_racesc("compile", "shop.races", "-n", 40, "-q", "--no-audit", "--format", "nemo-gym",
+               "--operators", "sort=2-3,select=2-3", "-o", server / "data" / "train.jsonl",
+               cwd=tmp_path)
+    if not sidecar:
+        (server / "data" / "train.jsonl.library.json").unlink()
+    here = Path(__file__).parent
+    env = {k: v for k, v in os.environ.items() if k != "RACESL_LIBRARY_PATH"}
+    env["PYTHONPATH"] = os.pathsep.join([str(here / "stubs"), str(here.parents[1])])
+    p = subprocess.run([sys.executable, str(here / "run_nemo_gym.py"), str(server)], capture_output=True,
+                       text=True, timeout=300, cwd=tmp_path, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_the_template_server_finds_the_library_beside_the_rows(tmp_path):
+    out = _template_server(tmp_path, sidecar=True)
+    assert "stubs" in out["nemo_gym"]
+    gold = [v for v in out["verified"] if v[1] == "gold"]
+    assert len(gold) == 40 and "sort" in {v[0] for v in gold} <= {"sort", "select"}
+    assert all(v[2:] == [1.0, "ok"] for v in gold), [v for v in gold if v[2:] != [1.0, "ok"]]
+    assert all(v[2:] == [0.0, "no_answer"] for v in out["verified"] if v[1] == "junk")
+
+
+def test_without_the_sidecar_the_server_says_library_missing(tmp_path):
+    """The control: what the sidecar beside the rows is for (a wrong listing of a sort or
+    select task needs the library; without it the verdict says so, never a silent 0)."""
+    out = _template_server(tmp_path, sidecar=False)
+    statuses = {v[3] for v in out["verified"] if v[1] == "gold" and v[0] in ("sort", "select")}
+    assert "library_missing" in statuses

@@ -1,19 +1,17 @@
-"""The fast literal reader (`read_literal`), the canonical-text pattern and the answer
-scanners never disagree with `parse_literal` and `split_items`: differential tests on
-hand-written hostile texts, random texts, canonical texts of random values and mutations."""
+"""The fast literal reader (`read_literal`) and the canonical-text pattern never disagree
+with `parse_literal`: differential tests on hand-written hostile texts, random texts,
+canonical texts of random values and mutations."""
 
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
-from racesl.rewards.parse import (_SCAN_DEPTH, _STRING, BALANCED, ITEM_THEN_REST, _parse, balanced, expected_value,
-                                  item_end)
+from racesl.rewards.parse import _parse, expected_value
 from racesl.runtime.contract import canonical, parse_literal
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
@@ -149,89 +147,3 @@ def test_mutated_texts_agree():
 def test_random_texts_agree(text):
     _agrees(text)
     _certified(text)
-
-
-# ------------------------------------------------------------ the scanners against split_items's
-
-
-def _split_scan(text: str, start: int):
-    """split_items's scanner from `start`: (index of the first top-level comma or unmatched
-    closing bracket or len(text), the lowest depth reached, depth at the end, in a quote)."""
-    depth, low, quote, escaped = 0, 0, None, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
-        if ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                return i, -1, depth, quote
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return i, low, depth, quote
-    return len(text), low, depth, quote
-
-
-def test_scanners_follow_split_items():
-    rng = random.Random(3)
-    for _ in range(6000):
-        inner = ", ".join(canonical(_value(rng)) for _ in range(rng.randrange(0, 4)))
-        text = _mutate(rng, inner) if rng.random() < 0.7 else inner
-        end = item_end(text, 0)
-        if end < len(text) and text[end] in ",)]}":  # where it stops, split_items stops too
-            assert _split_scan(text, 0)[0] == end, text
-        if balanced(text, 0, len(text)):
-            stop, _, depth, quote = _split_scan(text.replace(",", " "), 0)
-            assert stop == len(text) and depth == 0 and quote is None, text
-
-
-# ------------------------------------------------------------ the scanners against their first formulation
-
-def _nested_reference(depth: int) -> str:
-    """parse._nested as first written, one unit per repetition: the language and the point
-    where a scan stops must stay the same."""
-    plain = r"[^'\"()\[\]{}#\\]++"
-    if depth == 0:
-        return rf"(?:{plain}|{_STRING})*+"
-    return rf"(?:{plain}|{_STRING}|[\[({{]{_nested_reference(depth - 1)}[\])}}])*+"
-
-
-_BALANCED_REF = re.compile(_nested_reference(_SCAN_DEPTH))
-_ITEM_REF = re.compile(rf"(?:[^'\"()\[\]{{}}#\\,]++|{_STRING}|[\[({{]{_nested_reference(_SCAN_DEPTH - 1)}[\])}}])*+")
-_ITEM_THEN_REST_REF = re.compile(rf"(?:({CANONICAL.pattern})|([\[{{]{_nested_reference(_SCAN_DEPTH - 1)}[\]}}]))"
-                                 rf"(?:, {_nested_reference(_SCAN_DEPTH)})?")
-
-
-def _same_scans(text: str) -> None:
-    for start in range(min(len(text), 6) + 1):
-        for end in {len(text), max(start, len(text) - 1)}:
-            assert balanced(text, start, end) == (_BALANCED_REF.fullmatch(text, start, end) is not None), (text, start)
-            assert (BALANCED.match(text, start, end).end() == _BALANCED_REF.match(text, start, end).end()), (text, start)
-        assert item_end(text, start) == _ITEM_REF.match(text, start).end(), (text, start)
-        m, r = ITEM_THEN_REST.match(text, start), _ITEM_THEN_REST_REF.match(text, start)
-        assert (m and (m.end(), m.groups())) == (r and (r.end(), r.groups())), (text, start)
-
-
-def test_scanners_match_their_first_formulation():
-    rng = random.Random(4)
-    for text in HOSTILE + ["[" * 8 + "]" * 8, "[" * 9 + "]" * 9, "(" * 9 + "1" + ")" * 9, "['a'']", "[1], 'x'' 2",
-                           "[[1], [2, [3, 'a]']]], (4,)", "['#'], #", "[1, (2, [3, {4: '5'}])], 'x', \"y'\""]:
-        _same_scans(text)
-    for _ in range(4000):
-        inner = ", ".join(canonical(_value(rng)) for _ in range(rng.randrange(0, 4)))
-        _same_scans(_mutate(rng, inner) if rng.random() < 0.7 else inner)
-
-
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(alphabet=st.sampled_from(list("[](){},'\" 0123\\\n#x")), max_size=30))
-def test_scanners_match_their_first_formulation_on_random_texts(text):
-    _same_scans(text)

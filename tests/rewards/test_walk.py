@@ -47,42 +47,61 @@ def _ref_matches(given, expected_text):
     return False
 
 
-def _ref_verified(record, got):
-    if _ref_matches(got, record["trace"][-1]):
-        return True
+def _ref_verified(record, env_name, x_text, got):
     lib = library_for(record["library"])
-    env = lib.envs.get(record["chain"][-1]) if lib is not None else None
+    env = lib.envs.get(env_name) if lib is not None else None
     if env is None or env.verify is None:
         return False
     ok, value = _ref_parse(got)
     if not ok or lib.conforms(value, env.output) is not None:
         return False
-    x = parse_literal(record["trace"][-2] if len(record["trace"]) > 1 else record["input"])
-    out = lib.program.call(env.verify, (x, value))
+    out = lib.program.call(env.verify, (parse_literal(x_text), value))
     return out.status == "ok" and out.value is True
+
+
+def _ref_right(record, k, got):
+    trace = record["trace"]
+    if _ref_matches(got, trace[k]):
+        return True
+    if not record.get("extra", {}).get("verify"):
+        return False
+    if record["operator"] == "sequential" and k == len(trace) - 1:
+        return _ref_verified(record, record["chain"][k], trace[k - 1] if k else record["input"], got)
+    if record["operator"] == "parallel":
+        return _ref_verified(record, record["chain"][k], record["extra"]["inputs"][k], got)
+    return False
+
+
+def ref_items(record, given):
+    """The items of a list answer by the rule (docs/rewards.md), or None: no well-formed list
+    of at most the asked-for items."""
+    trace = record["trace"]
+    ok, value = _ref_parse(given)
+    if ok:
+        items = [canonical(v) for v in value] if type(value) in (list, tuple) else [given]
+    else:
+        items = split_items(given)
+        if items is None:
+            if given[:1] in "[(" and given[-1:] in "])":
+                return None
+            items = [given]
+        for k, item in enumerate(items):
+            if not item or not _ref_parse(item)[0] and not (k < len(trace) and trace[k][:1] in "'\""):
+                return None
+    return items if len(items) <= len(trace) else None
 
 
 def reference(record, given):
     if given == record["answer"]:
         return 1.0
     expected = record["trace"]
-    ok, value = _ref_parse(given)
-    if ok and type(value) in (list, tuple):
-        items = [canonical(v) for v in value]
-    else:
-        items = split_items(given)
-        items = items if items is not None else [given]
+    items = ref_items(record, given)
+    if items is None:
+        return 0.0
     if record["operator"] == "parallel":
-        return sum(1 for got, want in zip(items, expected) if _ref_matches(got, want)) / len(expected)
-    verify_last = bool(record.get("extra", {}).get("verify"))
+        return sum(1 for k, got in enumerate(items) if _ref_right(record, k, got)) / len(expected)
     k = 0
-    for pos, (got, want) in enumerate(zip(items, expected)):
-        if pos == len(expected) - 1 and verify_last:
-            ok = _ref_verified(record, got)
-        else:
-            ok = _ref_matches(got, want)
-        if not ok:
-            break
+    while k < len(items) and _ref_right(record, k, items[k]):
         k += 1
     return k / len(expected)
 
@@ -136,7 +155,11 @@ def _answers(rng, record, pool):
            "[" + join(trace) + ",]", "(" + join(trace) + ")", "[" + ",".join(trace) + "]",
            "[ " + " ,  ".join(trace) + " ]", "[" + ",\n".join(trace) + "]", "\n".join(trace),
            "[" + join(trace[:1]) + "], [" + join(trace[1:]) + "]", "(" + trace[0] + ")",
-           "[" + join(trace[:1]) + "]" + ", " + join(trace[1:]), "[]", "[ ]", "[,]", trace[0]]
+           "[" + join(trace[:1]) + "]" + ", " + join(trace[1:]), "[]", "[ ]", "[,]", trace[0],
+           # whole-answer rules: extra items, the list twice, trailing junk, lines
+           "[" + join(trace) + ", ...]", "[" + join(trace) + ", ]]]", "[" + join(trace + trace) + "]",
+           "[" + join(trace) + ", oops not a value]", "\n".join(trace + ["0"]), "[" + join(trace) + ", , ]",
+           "[" + join(trace[:-1]) + ", oops]", "[" + join(trace) + "]\n[" + join(trace) + "]"]
     for _ in range(12):  # the benchmark's shape: one item replaced by another record's value
         k = rng.randrange(n)
         wrong = rng.choice(pool)
@@ -211,7 +234,8 @@ def test_random_records_agree():
     (["0", "1"], "[-0, 7]", 0.5),
     (["[5]", "1"], "([5])", 0.0),  # (x) is x: its items are 5
     (["'+5'", "1"], "[+5, 1]", 0.0),  # a literal list: the item is read as 5, which is no '+5'
-    (["'+5'", "1"], "[+5, x]", 0.5),  # no literal: split, and the text +5 is the Str's value
+    (["'+5'", "1"], "[+5, x]", 0.0),  # no literal: split, and x is no value where an Int is due
+    (["'+5'", "'x'"], "[+5, x]", 1.0),  # split: +5 is the text of the Str '+5', x of 'x'
     (["-5", "1"], "[-\n5, 1]", 1.0),  # `-\n5` is no literal alone, but the list is one
     (["-5", "1", "2"], "[-\n5, 1, 7]", 2 / 3),
 ])

@@ -230,7 +230,8 @@ def test_defaults_are_the_papers():
     assert attrs.asdict(Filters()) == {
         "max_steps": 400, "wall": 2.0, "drop_values": (0, 1), "max_int": 500, "max_text": 100,
         "repeated_state": True, "sibling_duplicate": True, "repeated_char": True, "min_path": 2,
-        "bool_values": True, "sort_orders": 0.25, "answer_share": 0.03}
+        "bool_values": True, "sort_orders": 0.25, "answer_share": 0.03,
+        "item_share": 0.03}
     assert repr(Filters()).startswith("Filters(max_steps=400, wall=2.0, drop_values=(0, 1), max_int=500,")
     c = CompileConfig()
     assert (c.n, c.seed, c.expansions, c.restarts, c.max_level, c.distractors, c.batch, c.quota_slack, c.solver) == (

@@ -157,7 +157,7 @@ def test_startup_errors_are_one_line(tmp_path, tasks_file):
     assert p.returncode == 1 and "does not exist" in p.stderr and "Traceback" not in p.stderr
     (tmp_path / "bad.jsonl").write_text('{"id": 1}\n')
     p = run_racesc("serve", tmp_path / "bad.jsonl", "--port", "0", check=False)
-    assert p.returncode == 1 and "record 1" in p.stderr
+    assert p.returncode == 1 and "bad.jsonl:1" in p.stderr and "Traceback" not in p.stderr  # FILE:N, one line
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
@@ -165,3 +165,52 @@ def test_startup_errors_are_one_line(tmp_path, tasks_file):
     assert p.returncode == 1 and "cannot listen" in p.stderr and "Traceback" not in p.stderr
     p = run_racesc("serve", tasks_file, "--timeout", "0", check=False)
     assert p.returncode == 2 and "--timeout" in p.stderr
+
+
+def _sockets_of(pid: int) -> int:
+    """How many sockets the process holds."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except FileNotFoundError:
+            pass
+    return n
+
+
+def test_a_replacement_worker_holds_no_client_socket(tasks_file, records):
+    """Workers replaced while a keep-alive connection has a request open: the connection still
+    closes when the server closes it (a worker holding the client's socket kept it open for
+    ever), and every worker holds one socket, its own."""
+    r = _by_op(records, "sort")
+    body = json.dumps({"id": r["id"], "completion": wrap(r["answer"])}).encode()
+    with serving([tasks_file], "--workers", 2) as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as conn:
+            def ask(close: bool) -> bytes:
+                conn.sendall(b"POST /score HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n%s\r\n%s"
+                             % (len(body), b"Connection: close\r\n" if close else b"", body))
+                return conn.recv(65536)
+
+            assert b'"status": "ok"' in ask(close=False)  # the connection stays open (keep-alive)
+            pids = server.worker_pids()
+            for p in pids:  # the next request waits in a stopped worker...
+                os.kill(p, signal.SIGSTOP)
+            t, out = _in_background(lambda: ask(close=True))
+            time.sleep(0.5)
+            for p in pids:  # ...both die: replacements fork while this connection is open
+                os.kill(p, signal.SIGKILL)
+            t.join(30)
+            assert b'"status": "ok"' in out["reply"] and b"Connection: close" in out["reply"]
+            conn.settimeout(10)
+            rest = conn.recv(65536)  # the server closed: nothing more, end of stream
+            assert rest == b"" or b'"status"' in rest and conn.recv(65536) == b""
+        health = server.get("/health")
+        assert health["workers"]["replaced"] >= 2 and not set(health["workers"]["pids"]) & set(pids)
+        for pid in health["workers"]["pids"]:  # (one just forked by the health check closes them first)
+            deadline = time.monotonic() + 10
+            while _sockets_of(pid) != 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _sockets_of(pid) == 1, f"worker {pid} holds {_sockets_of(pid)} sockets"
+        code, err = server.stop()
+    assert code == 0 and "Traceback" not in err

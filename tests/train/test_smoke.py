@@ -60,7 +60,7 @@ def test_vllm_missing_is_one_clear_line(tiny_model, tmp_path, capsys):
                str(tmp_path / "v"), "--set", "vllm.enabled=true", "--set", "vllm.mode=\"server\""])
     err = capsys.readouterr().err
     assert rc == 2
-    assert "vLLM is not installed" in err and "racesl[vllm]" in err and "Traceback" not in err
+    assert "vLLM is not installed" in err and "pip install -e '.[vllm]'" in err and "Traceback" not in err
     rc = main(["eval", str(tiny_model), "--tasks", str(tmp_path / "none.jsonl"), "--backend", "vllm"])
     assert rc == 2 and "does not exist" in capsys.readouterr().err
 

@@ -41,7 +41,7 @@ async function start() {
     const path = cfg.get('serverPath') || 'racesc';
     vscode.window.showErrorMessage(
       `racesl: could not start "${path} lsp" (${err && err.message ? err.message : err}). ` +
-      'Install racesl with its lsp extra (pip install "racesl[lsp]") or set "racesl.serverPath".');
+      'Install racesl with its lsp extra (pip install -e ".[lsp]" in the racesl checkout) or set "racesl.serverPath".');
     client = undefined;
   }
 }

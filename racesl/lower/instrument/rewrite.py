@@ -17,6 +17,7 @@ from racesl.lower.instrument.leaves import _leaf_functions
 from racesl.lower.instrument.linemap import line_map
 from racesl.lower.instrument.statements import _Fx
 from racesl.runtime.abi import LINEMAP_TAG
+from racesl.syntax.emit import unparse
 
 
 @contextmanager
@@ -34,29 +35,12 @@ def _deep_trees():
 
 
 _TREE_RECURSION = 100_000
-_HEX_BITS = 4096  # an int literal wider than this is written in hex (see `_Unparser`)
-
-
-_BaseUnparser = getattr(ast, "_Unparser", None)  # (CPython's own, behind `ast.unparse`)
-
-
-if _BaseUnparser is not None:
-    class _Unparser(_BaseUnparser):
-        """`ast.unparse`, but an int wider than _HEX_BITS is written in hex: its decimal text
-        could pass CPython's int-to-str limit (4,300 digits; a 20,000-bit hex literal is
-        legal source), which would end the `--untrusted` startup in a ValueError."""
-
-        def _write_constant(self, value):
-            if type(value) is int and value.bit_length() > _HEX_BITS:
-                self.write(hex(value))
-            else:
-                super()._write_constant(value)
 
 
 def _unparse(tree) -> str:
-    """`ast.unparse` with wide ints in hex (`_Unparser`; plain `ast.unparse` on a Python
-    without the class)."""
-    return ast.unparse(tree) if _BaseUnparser is None else _Unparser().visit(tree)
+    """`ast.unparse` with wide ints in hex (racesl.syntax.emit.unparse): a decimal text past
+    CPython's int-to-str limit would end the `--untrusted` startup in a ValueError."""
+    return unparse(tree)
 
 
 # The fast paths `instrument` may take (docs/fuel.md, "Fast paths and the reference meter"):
