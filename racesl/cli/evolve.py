@@ -55,10 +55,15 @@ def _summary(s, console) -> None:
 def _train(cfg, args) -> int:
     from racesl.cli.common import fail, need
 
+    from racesl.cli.common import install_hint
+
     missing = need("racesc evolve --train", "train")
     if missing:
         return fail(missing)
-    from racesl.evolve import grpo
+    try:
+        from racesl.evolve import grpo
+    except ImportError as e:  # the extra's packages are there, yet a part of them (or of racesl) is not
+        return fail(f"racesc evolve --train needs the training part ({e}): {install_hint('train')}")
     return grpo.train_evolve(cfg, args)
 
 

@@ -2,14 +2,16 @@
 
 Ids are compared as text: a JSON client may send `7` or `"7"` for the record whose id is 7.
 Each TASKS file's library sidecar is registered as it loads (sort and select answers are
-re-executed), and the index is built before the worker processes fork, which share it.
+re-executed), every library the records name is found (built, for the bundled stdlib) then,
+and the index is built before the worker processes fork, which share it all: a worker that
+built a library on its first sort answer spent its batch's time limit doing so.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from racesl.rewards.libraries import read_tasks
+from racesl.rewards.libraries import library_for, read_tasks
 
 
 class TaskIndex:
@@ -35,6 +37,8 @@ class TaskIndex:
                                      f"serve files from one compile, or compile with different seeds")
                 records[key] = r
                 where.setdefault(key, path)
+        for h in sorted({r.get("library") for r in records.values() if isinstance(r.get("library"), str)}):
+            library_for(h)  # (None when it cannot be found: those answers say library_missing)
         return cls(records, files)
 
     def get(self, task_id) -> dict | None:

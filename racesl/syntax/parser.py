@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 from racesl import resources
 from racesl.diagnostics import Diagnostic, Span
 from racesl.syntax import ast as A
-from racesl.syntax.build import FIELD_TOKENS, Builder, fstring_weight
+from racesl.syntax.build import FIELD_TOKENS, MAX_FSTRING_FIELDS, Builder, fstring_weight
 from racesl.syntax.lexer import Tok, lines_for, split_items, tokenize
 
 MAX_TREE_DEPTH = 100  # AST nesting; lark trees themselves are transformed without recursion
@@ -367,6 +367,8 @@ def _fields_within_budget(toks: list[Tok], path: str, diags: list[Diagnostic]) -
     for t in toks:
         if t.kind == "STRING":
             fields, inner = fstring_weight(t.value)
+            if fields > MAX_FSTRING_FIELDS:
+                continue  # refused by the builder on its own, before any field is parsed
             total += fields * FIELD_TOKENS + inner
             if total > MAX_ITEM_TOKENS:
                 diags.append(Diagnostic("E112", f"this declaration has over {MAX_ITEM_TOKENS:,} tokens, counting "

