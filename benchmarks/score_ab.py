@@ -11,33 +11,15 @@ of one cold-cache pass (median) and the total reward, which must agree across tr
 """
 
 import json
-import random
 import sys
 import time
 
 sys.path.insert(0, sys.argv[1])
 
+from bench_compile import races_completions as completions  # noqa: E402  (its scoring shape)
+
 from racesl.rewards import parse, score  # noqa: E402
 from racesl.rewards.libraries import library_for  # noqa: E402
-
-REASONING = ("Let me work through this step by step. First I look at the input and apply the first "
-             "operation carefully, keeping track of every intermediate value. Then I carry that result "
-             "into the next operation and check it. ")
-
-
-def completions(records, seed: int):
-    rng = random.Random(seed)
-    traces = [t for r in records for t in r["trace"]]
-    out = []
-    for r in records:
-        out.append((r, f"{REASONING}<answer>{r['answer']}</answer>"))
-        trace = list(r["trace"])
-        k = rng.randrange(len(trace))
-        wrong = rng.choice(traces)
-        trace[k] = wrong if wrong != trace[k] else trace[k] + "0"
-        out.append((r, f"{REASONING}<answer>[{', '.join(trace)}]</answer>"))
-    return out
-
 
 def main() -> None:
     records = [json.loads(line) for line in open(sys.argv[2], encoding="utf-8")]

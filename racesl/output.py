@@ -90,6 +90,18 @@ def _check_parent(shown: str, real: Path) -> None:
         return
 
 
+def _standing(shown: str, real: Path):
+    """`os.stat` of what stands at `real`, or None where nothing does yet (then the folders
+    above it must be able to hold it)."""
+    try:
+        return os.stat(real)
+    except FileNotFoundError:
+        _check_parent(shown, real)
+        return None
+    except OSError as e:
+        raise OutputRefused(f"{shown}: cannot write there: {e.strerror or e}") from None
+
+
 def target(path, *, inside: Path | str | None = None) -> Path:
     """The file a write to `path` lands in (symlinks followed), after the checks of the module
     docstring; OutputRefused otherwise. `inside`: the file must also lie in this folder (a
@@ -100,13 +112,9 @@ def target(path, *, inside: Path | str | None = None) -> Path:
         root = Path(os.path.realpath(inside))
         if real != root and root not in real.parents:
             raise OutputRefused(f"{shown} leads out of {inside} (to {real}): refused")
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        _check_parent(shown, real)
+    st = _standing(shown, real)
+    if st is None:
         return real
-    except OSError as e:
-        raise OutputRefused(f"{shown}: cannot write there: {e.strerror or e}") from None
     what = kind(st.st_mode)
     if what is not None:
         via = f" ({real})" if str(real) != os.path.abspath(shown) else ""
@@ -140,13 +148,9 @@ def folder(path) -> Path:
         raise OutputRefused("this output is a folder: standard output (-) cannot hold it; give a folder")
     shown = _text(path)
     real = _real(shown)
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        _check_parent(shown, real)
+    st = _standing(shown, real)
+    if st is None:
         return real
-    except OSError as e:
-        raise OutputRefused(f"{shown}: cannot write there: {e.strerror or e}") from None
     if not stat.S_ISDIR(st.st_mode):
         raise OutputRefused(f"{shown} is {kind(st.st_mode) or 'a file'}, not a folder: give a folder "
                             "(it is created when missing)")

@@ -67,8 +67,6 @@ def execute(args) -> int:
         pool = Pool.open(args.pool)
     except PoolError as e:
         return fail(str(e))
-    from racesl.cli.common import stderr_console
-
     for w in pool.warnings:
         stderr_console().print(f"warning: {w}", highlight=False, markup=False)
     if pool.writable and not args.dry_run:

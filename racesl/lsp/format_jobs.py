@@ -20,6 +20,7 @@ import sys
 
 from lsprotocol import types as L
 
+from racesl.lsp.children import ask_child, kill as _kill
 from racesl.lsp.formatting import format_document
 
 log = logging.getLogger("racesl.lsp")
@@ -45,17 +46,6 @@ def child_main() -> None:
     sys.stdout.write(json.dumps({"edits": out}))
     sys.stdout.flush()
     os._exit(0)
-
-
-_SCRIPT = "import sys\nsys.path[:] = {path!r}\nfrom racesl.lsp.format_jobs import child_main\nchild_main()\n"
-
-
-def _kill(proc) -> None:
-    if proc.returncode is None:
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
 
 
 class Formatter:
@@ -95,27 +85,14 @@ class Formatter:
                 del self._running[uri]
 
     async def _child(self, text: str, path: str, enc: str) -> list[L.TextEdit] | None:
-        req = json.dumps({"text": text, "path": path, "enc": enc}).encode()
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", _SCRIPT.format(path=sys.path), stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=dict(os.environ, PYTHONHASHSEED="0"))
-        self._procs.add(proc)
         try:
-            out, err = await asyncio.wait_for(proc.communicate(req), self.timeout)
+            reply = await ask_child("racesl.lsp.format_jobs", {"text": text, "path": path, "enc": enc}, self.timeout,
+                                    self._procs, f"formatting {path}")
         except asyncio.TimeoutError:
-            _kill(proc)
-            await proc.wait()
             raise TooSlow() from None
-        except asyncio.CancelledError:
-            _kill(proc)
-            raise
-        finally:
-            self._procs.discard(proc)
-        if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-            log.warning("racesl lsp: formatting %s failed: %s", path, tail[0])
+        if reply is None:
             return None
-        edits = json.loads(out)["edits"]
+        edits = reply["edits"]
         if edits is None:
             return None
         return [L.TextEdit(L.Range(L.Position(a, b), L.Position(c, d)), t) for a, b, c, d, t in edits]

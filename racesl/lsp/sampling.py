@@ -37,6 +37,7 @@ from typing import Callable
 import attrs
 
 from racesl.diagnostics import Diagnostic, Label, Severity, Span
+from racesl.lsp.children import ask_child, kill as _kill
 
 log = logging.getLogger("racesl.lsp")
 
@@ -117,16 +118,6 @@ def child_main() -> None:
     os._exit(0)  # no interpreter shutdown
 
 
-def _kill(proc) -> None:
-    if proc.returncode is None:
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-
-
-_SCRIPT = "import sys\nsys.path[:] = {path!r}\nfrom racesl.lsp.sampling import child_main\nchild_main()\n"
-
 
 # ---------------------------------------------------------------- the server's side
 
@@ -204,28 +195,13 @@ class Sampling:
         done(uri)
 
     async def _child(self, path: str, text: str, include: list[str]) -> list[Diagnostic] | None:
-        req = json.dumps({"path": path, "text": text, "include": include, "samples": self.samples,
-                          "seed": self.seed, "solver": self.solver, "memory_mb": self.memory_mb,
-                          "cpu_s": self.cpu_s}).encode()
-        env = dict(os.environ, PYTHONHASHSEED="0")
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", _SCRIPT.format(path=sys.path), stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
-        self._procs.add(proc)
+        req = {"path": path, "text": text, "include": include, "samples": self.samples, "seed": self.seed,
+               "solver": self.solver, "memory_mb": self.memory_mb, "cpu_s": self.cpu_s}
         try:
-            out, err = await asyncio.wait_for(proc.communicate(req), self.timeout)
+            reply = await ask_child("racesl.lsp.sampling", req, self.timeout, self._procs, f"sampling {path}")
         except asyncio.TimeoutError:
-            _kill(proc)
-            await proc.wait()
             log.warning("racesl lsp: sampling %s took over %.0f s; stopped", path, self.timeout)
             return None
-        except asyncio.CancelledError:  # a newer save or an edit: the child's answer is of no use
-            _kill(proc)
-            raise
-        finally:
-            self._procs.discard(proc)
-        if proc.returncode != 0:
-            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
-            log.warning("racesl lsp: sampling %s failed: %s", path, tail[0])
+        if reply is None:
             return None
-        return [from_json(o) for o in json.loads(out)["diagnostics"]]
+        return [from_json(o) for o in reply["diagnostics"]]

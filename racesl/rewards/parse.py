@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from racesl.cache import text_cache
-from racesl.rewards.literals import CANONICAL, CANONICAL_PATTERN, INVALID, UNKNOWN, read_literal
+from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
 from racesl.runtime.contract import canonical, parse_literal
 
 MAX_ANSWER = 20_000  # characters inside the block; longer answers score 0

@@ -107,15 +107,27 @@ def test_sequential_corrupt_last_element(big):
 
 
 def test_parallel_corrupt_one_item(big):
-    _, records, _ = big
+    """An item perturbed is wrong, unless its environment's @verify checker accepts the new
+    value (then it is another right answer, and the score says so)."""
+    lib, records, _ = big
     rng = random.Random(0)
+    verified = 0
     for r in by_op(records)["parallel"]:
         n = len(r["trace"])
         items = list(r["trace"])
         k = rng.randrange(n)
         items[k] = perturb(items[k])
+        env = lib.envs[r["chain"][k]]
+        accepted = False
+        if env.verify is not None:
+            verified += 1
+            x = parse_literal(r["extra"]["inputs"][k])
+            out = lib.program.call(env.verify, (x, parse_literal(items[k])))
+            accepted = out.status == "ok" and out.value is True and lib.conforms(parse_literal(items[k]),
+                                                                                 env.output) is None
         got = score(r, wrap("[" + ", ".join(items) + "]"))
-        assert got == (n - 1) / n, (r["id"], k, got)
+        assert got == (n if accepted else n - 1) / n, (r["id"], k, got)
+    assert verified  # the stdlib's parallel tasks include verified items
 
 
 def test_branch_other_arm_value_scores_zero(big):
