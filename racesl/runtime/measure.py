@@ -40,6 +40,7 @@ _ITEMS = _DICT_VIEWS[2]
 _LEAVES = frozenset((int, bool, str, float, type(None)))  # a container of only these: in bulk
 _NUMS = frozenset((int, bool))
 _SMALL = 8
+_MEMO_ROWS = 64  # containers longer than this remember their short rows by id (shared rows)
 _chain = chain.from_iterable
 _FLAT_ROWS = frozenset((list, tuple, set, frozenset))
 _ROWS = frozenset((list, tuple))
@@ -157,17 +158,26 @@ def _unfolded(v, limit: int, leaf, bulk, per_elem: int, overhead: int) -> int:
                     cost += bulk(elems, types, limit)
                 else:
                     kids = []
+                    rows = {} if n > _MEMO_ROWS else None  # short rows by id, in a long container
                     for y in elems:
                         ty = type(y)
                         if ty not in CONTAINERS:
                             cost += leaf(y, limit)
                         elif ((ty is tuple or ty is list) and len(y) <= _SMALL
+                              and (rows is None or id(y) not in rows)
                               and (ts := set(map(type, y))) <= _LEAVES):
-                            # a short row of leaves (a pair, a key): measured here, no memo —
-                            # again at each occurrence, at most _SMALL steps an element of x
-                            cost += overhead + per_elem * len(y) + (bulk(y, ts, limit) if y else 0)
+                            # a short row of leaves (a pair, a key): measured here, at most
+                            # _SMALL steps an element of x; remembered only where x is long
+                            c = overhead + per_elem * len(y) + (bulk(y, ts, limit) if y else 0)
+                            if rows is not None:
+                                rows[id(y)] = c
+                            cost += c
+                        elif rows is not None and id(y) in rows:
+                            cost += rows[id(y)]  # the same row again (`[xs] * n`)
                         else:
                             kids.append(y)
+                        if cost > limit:
+                            return cost  # past the limit: what follows cannot bring it back
                     pending = [y for y in kids if id(y) not in memo and id(y) not in open_]
                     if pending and cost <= limit:
                         open_[k] = (cost, kids)

@@ -250,3 +250,14 @@ def test_ordinary_values_get_cpythons_answers(via_source):
     want = plain(SCAN_SRC)["f"](xs, [3, 1], d)
     got = run(SCAN_SRC, "f", xs, [3, 1], d, fuel=10**5, via_source=via_source)
     assert (got.status, got.value) == ("ok", want), got
+
+
+@pytest.mark.parametrize("rows", [[1, 2, 3], (4, "ab"), [], ["x" * 9, True]])
+def test_a_long_container_of_one_shared_row_counts_as_rendered(rows):
+    """`[xs] * n` past _MEMO_ROWS: each occurrence is remembered by id, and counts what repr
+    writes for it; past the limit the count stops early, still over the limit."""
+    for n in (3, 64, 65, 500):
+        shared, distinct = [rows] * n, [type(rows)(rows) for _ in range(n)]
+        assert render_size(shared, 10**9, False) == render_size(distinct, 10**9, False) >= len(repr(shared))
+        assert walk_size(shared, 10**9) == walk_size(distinct, 10**9)
+    assert render_size([rows] * 100_000, 100_000, False) > 100_000
