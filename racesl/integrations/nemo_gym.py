@@ -12,12 +12,11 @@ what in a row does not match the shape NeMo Gym documents.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from racesl.rewards import verdict
 from racesl.rewards.adapters import record_from
-from racesl.rewards.libraries import load_sidecar, sidecars_at
+from racesl.rewards.libraries import scan
 
 TEMPLATE = Path(__file__).parent / "templates" / "nemo_gym"
 
@@ -40,41 +39,19 @@ def response_text(response) -> str:
     return "".join(parts)
 
 
-_LOADED: set[Path] = set()
-_LOAD_LOCK = threading.Lock()
-
-
-def load_libraries(*places) -> int:
-    """Register the library sidecars in `places`, each read as an entry of
-    RACESL_LIBRARY_PATH (racesl.rewards.libraries.sidecars_at: a task file's sidecar, a
-    sidecar, a folder's sidecars). Each file is read once per process; unreadable ones are
-    skipped (the answer then says `library_missing`). The number registered by this call."""
-    n = 0
-    with _LOAD_LOCK:
-        for f in (f.resolve() for place in places for f in sidecars_at(place)):
-            if f in _LOADED or not f.is_file():
-                continue
-            try:
-                load_sidecar(f)
-            except (OSError, ValueError, KeyError):
-                continue
-            _LOADED.add(f)
-            n += 1
-    return n
-
-
 def verify_payload(body: dict, libraries=()) -> dict:
     """{"reward", "status", "detail"} for a verify request (the row's fields plus
     `response`); a body without a record scores 0 with status `error`, never raises.
-    `libraries`: where the rows' sidecars are (see load_libraries), read when an answer
-    needs a library this process has not registered."""
+    `libraries`: where the rows' sidecars are (entries as in RACESL_LIBRARY_PATH: see
+    racesl.rewards.libraries.scan), read when an answer needs a library this process has
+    not registered."""
     rec = record_from(body.get("record")) if isinstance(body, dict) else None
     if rec is None:
         return {"reward": 0.0, "status": "error", "detail": "no record in the verify request"}
     text = response_text(body.get("response"))
     v = verdict(rec, text)
     if v.status == "library_missing" and libraries:
-        load_libraries(*libraries)  # (returns once the sidecars are registered, by this call or another)
+        scan(*libraries)  # (returns once the sidecars are registered, by this call or another)
         v = verdict(rec, text)
     return {"reward": v.score, "status": v.status, "detail": v.detail}
 

@@ -72,22 +72,23 @@ def sidecars_at(entry: str | Path) -> list[Path]:
     return [side] if side.is_file() else [p]
 
 
-def _scan_path() -> None:
-    """Load every sidecar RACESL_LIBRARY_PATH names that was not loaded yet (call with _LOCK
-    held). A file that is missing now is looked for again next time; one whose content is
-    no library is not."""
-    for entry in filter(None, os.environ.get("RACESL_LIBRARY_PATH", "").split(os.pathsep)):
-        for f in sidecars_at(entry):
-            key = str(f)
-            if key in _SCANNED:
-                continue
-            try:
-                load_sidecar(f)
-            except OSError:
-                continue
-            except (ValueError, KeyError, TypeError, RecursionError):
-                pass
-            _SCANNED.add(key)
+def scan(*entries) -> None:
+    """Load every sidecar the entries name (each read as an entry of RACESL_LIBRARY_PATH,
+    see `sidecars_at`) that was not loaded yet, under the lock. A file that is missing now
+    is looked for again next time; one whose content is no library is not."""
+    with _LOCK:
+        for entry in entries:
+            for f in sidecars_at(entry):
+                key = str(f)
+                if key in _SCANNED:
+                    continue
+                try:
+                    load_sidecar(f)
+                except OSError:
+                    continue
+                except (ValueError, KeyError, TypeError, RecursionError):
+                    pass
+                _SCANNED.add(key)
 
 
 def library_for(hash_: str):
@@ -100,7 +101,7 @@ def library_for(hash_: str):
         lib = _LIBS.get(hash_)
         if lib is not None:
             return lib
-        _scan_path()
+        scan(*filter(None, os.environ.get("RACESL_LIBRARY_PATH", "").split(os.pathsep)))
         lib = _LIBS.get(hash_)
         if lib is None and "stdlib" not in _SCANNED:
             from racesl import resources

@@ -8,19 +8,17 @@ right from one thread and wrong from several is what a trainer's first batch wou
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
-import time
 from collections import Counter
 
 import pytest
 
+from tests.serve.conftest import serving
 from tests.support import parity
 from tests.support.parity import EXPECTED, HTTP, IN_PROCESS, corpus
-from tests.support.tasks import PYTHON, RACESC, REPO
+from tests.support.tasks import PYTHON, REPO
 
 
 @pytest.fixture(scope="module")
@@ -50,29 +48,6 @@ def score_threads(python, folder, paths, out, url=None, timeout=600) -> dict:
     return got["results"]
 
 
-@contextlib.contextmanager
-def serving(folder):
-    """`racesc serve` on both task files, on a free port of 127.0.0.1; its URL."""
-    proc = subprocess.Popen([RACESC, "serve", folder / "std" / "tasks.jsonl", folder / "user" / "tasks.jsonl",
-                             "--port", "0", "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
-    try:
-        line, deadline = "", time.monotonic() + 180
-        while "listening on" not in line:
-            line = proc.stderr.readline()
-            assert line or proc.poll() is None, f"racesc serve exited {proc.poll()}"
-            assert time.monotonic() < deadline, "racesc serve did not listen within 180 s"
-        yield line.split("listening on ", 1)[1].split()[0]
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-
-
 def test_the_corpus_covers_every_operator_kind_and_library(cases):
     assert len(cases) >= 1000
     operators = parity.operators()
@@ -97,8 +72,9 @@ def test_racesc_score_judges_what_is_known(cases):
 
 
 def test_every_path_scores_alike_from_16_threads_in_a_fresh_process(folder, tmp_path):
-    with serving(folder) as url:
-        got = score_threads(PYTHON, folder, IN_PROCESS + HTTP, tmp_path / "scores.json", url)
+    tasks = [folder / "std" / "tasks.jsonl", folder / "user" / "tasks.jsonl"]
+    with serving(tasks, "--workers", 2, start_within=180) as server:
+        got = score_threads(PYTHON, folder, IN_PROCESS + HTTP, tmp_path / "scores.json", server.url)
     diffs = [d for path in IN_PROCESS + HTTP for d in parity.differences(path, got[path])]
     assert not diffs, "\n".join(diffs[:25])
 

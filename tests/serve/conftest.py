@@ -67,17 +67,17 @@ class Server:
 
 
 @contextlib.contextmanager
-def serving(tasks, *flags):
+def serving(tasks, *flags, start_within: float = 120):
     e = dict(os.environ, NO_COLOR="1")
     proc = subprocess.Popen([RACESC, "serve", *map(str, tasks), "--port", "0", *map(str, flags)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=e,
                             start_new_session=True)
     try:
-        line, deadline = "", time.monotonic() + 120
+        line, deadline = "", time.monotonic() + start_within
         while "listening on" not in line:
             line = proc.stderr.readline()
             assert line or proc.poll() is None, f"racesc serve exited {proc.poll()}"
-            assert time.monotonic() < deadline, "racesc serve did not start listening within 120 s"
+            assert time.monotonic() < deadline, f"racesc serve did not start listening within {start_within:g} s"
         yield Server(proc, re.search(r"http://[\d.]+:\d+", line).group(0))
     finally:
         if proc.poll() is None:
