@@ -374,7 +374,6 @@ def _walk(record: dict, given: str, op: str) -> float | None:
     last = len(given) - 1
     if last < 1 or given[0] != "[" or given[last] != "]":
         return None
-    verify = record.get("extra", {}).get("verify")
     parallel = op == "parallel"
     pos = 1
     hits = 0
@@ -395,17 +394,10 @@ def _walk(record: dict, given: str, op: str) -> float | None:
             rest = ", ".join(trace[k + 1:])
             stop = last - len(rest) - 2 if rest else last
             if stop > pos and (not rest or given.startswith(", ", stop) and given.startswith(rest, stop + 2)):
-                item = _canonical_whole(given, pos, stop)
-                if item is not None or given[pos] == "{" and given[stop - 1] == "}":
-                    if item is not None:
-                        right = _canonical_matches(item.group(), want)
-                    else:  # a dict (no canonical pattern): self-delimited, so read alone it is the element
-                        ok, value = _parse(given[pos:stop])
-                        if not ok or type(value) is not dict:
-                            return None
-                        right = canonical(value) == want
-                    if not right and verify and (prefix and k == n - 1 or parallel and _has_checker(record, k)):
-                        return None  # the checker may accept it
+                right = _element_is(given, pos, stop, want)
+                if right is not None:
+                    if not right and _checker_decides(record, k, prefix, parallel):
+                        return None
                     if parallel:
                         return (hits + right + n - k - 1) / n
                     return 1.0 if prefix and right else hits / n
@@ -416,8 +408,8 @@ def _walk(record: dict, given: str, op: str) -> float | None:
             if end != last and not given.startswith(", ", end):
                 return None
             right = _canonical_matches(m.group(), want)
-            if not right and verify and (prefix and k == n - 1 or parallel and _has_checker(record, k)):
-                return None  # the checker may accept it
+            if not right and _checker_decides(record, k, prefix, parallel):
+                return None
         if right and (parallel or prefix):
             hits += 1
         elif not parallel:
@@ -425,6 +417,29 @@ def _walk(record: dict, given: str, op: str) -> float | None:
         k += 1
         pos = end if end == last else end + 2
     return hits / n
+
+
+def _element_is(given: str, pos: int, stop: int, want: str) -> bool | None:
+    """Is given[pos:stop], one element of a list, the value written `want`? None when the
+    text is not certified to be one element: a canonical text, or a dict (which has no
+    canonical pattern but is self-delimited, so read alone it is the element)."""
+    item = _canonical_whole(given, pos, stop)
+    if item is not None:
+        return _canonical_matches(item.group(), want)
+    if given[pos] == "{" and given[stop - 1] == "}":
+        ok, value = _parse(given[pos:stop])
+        if ok and type(value) is dict:
+            return canonical(value) == want
+    return None
+
+
+def _checker_decides(record: dict, k: int, prefix: bool, parallel: bool) -> bool:
+    """Might a @verify checker accept wrong-looking item k (a sequential chain's last step
+    after a right prefix, or a parallel item from a verified environment)? Then the general
+    path decides."""
+    if not record.get("extra", {}).get("verify"):
+        return False
+    return (prefix and k == len(record["trace"]) - 1) if not parallel else _has_checker(record, k)
 
 
 def _has_checker(record: dict, k: int) -> bool:
