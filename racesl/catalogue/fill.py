@@ -17,6 +17,8 @@ from racesl.atomic import atomic_write
 from racesl.catalogue.examples import parse
 from racesl.check.model import EnvSig
 from racesl.format import format_source
+from racesl.format.docstrings import wrap_docstring
+from racesl.format.wrap import INDENT
 from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
 from racesl.sample.seeding import item_rng
@@ -125,7 +127,7 @@ def add_examples(lib, envs: list[EnvSig]) -> tuple[dict[str, int], list[str]]:
                 continue
             body = env.description.rstrip()
             sep = "" if body.endswith((".", "!", "?")) else "."
-            edits.append((doc.span.start, doc.span.end, f'"""{body}{sep} {sentence}"""'))
+            edits.append((doc.span.start, doc.span.end, _laid_out(f'"""{body}{sep} {sentence}"""', doc.span.col)))
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
         if formatted:  # keep a file in the canonical layout in it (racesc fmt)
@@ -133,6 +135,13 @@ def add_examples(lib, envs: list[EnvSig]) -> tuple[dict[str, int], list[str]]:
         atomic_write(path, lambda tmp, text=text: Path(tmp).write_text(text, encoding="utf-8"))
         written[path] = len(edits)
     return written, skipped
+
+
+def _laid_out(docstring: str, col: int) -> str:
+    """The new docstring wrapped as `racesc fmt` wraps it, so the lines written here pass
+    `fmt --check` even in a file that is not formatted as a whole (which is left as it is)."""
+    lines = wrap_docstring(docstring, (col - 1) // len(INDENT))
+    return "\n".join(lines).lstrip(" ") if lines else docstring
 
 
 def _formatted(text: str, path: str) -> bool:
