@@ -18,7 +18,14 @@ instrumented CPU time per call / median plain. Reported: median and geometric me
 ratios over environments (goal from the issue: median <= 1.3x), the medians by how long the
 plain body runs, and the five worst.
 
-    .venv/bin/python benchmarks/bench_fuel.py [--repeat 9] [--inputs 20] [--block 0.004]
+With `--baseline DIR` (a checkout of an earlier commit, e.g. `git worktree add
+/tmp/meter-base HEAD`), a third side runs in the same interleaved blocks: the library
+instrumented by DIR's racesl/lower/instrument (this checkout's runtime, parser, checker and
+lowering: only the instrumenter differs). Reported beside the figures: the baseline's
+median and geometric mean, the per-environment ratio current / baseline, and the noise —
+the median over environments of the spread (p25-p75, relative) of the per-round ratios.
+
+    .venv/bin/python benchmarks/bench_fuel.py [--repeat 9] [--inputs 20] [--block 0.004] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -109,6 +116,12 @@ def flat_args(calls, number: int, mutates: bool):
 
 def measure_env(plain, variants, calls, mutates, repeat: int, min_block: float):
     """Median CPU seconds per call of `plain` and of each variant."""
+    times, number = measure_rounds(plain, variants, calls, mutates, repeat, min_block)
+    return [median(t) for t in times], number
+
+
+def measure_rounds(plain, variants, calls, mutates, repeat: int, min_block: float):
+    """CPU seconds per call of `plain` and of each variant, one list of rounds each."""
     number = 1  # calibrate: plain block of at least min_block CPU seconds
     while True:
         dt = block(plain, flat_args(calls, number, mutates))
@@ -124,7 +137,57 @@ def measure_env(plain, variants, calls, mutates, repeat: int, min_block: float):
             order.reverse()  # which side goes first alternates
         for k in order:
             times[k].append(block(sides[k], flat_args(calls, number, mutates)) / per)
-    return [median(t) for t in times], number
+    return times, number
+
+
+def baseline_instrument(root: str):
+    """`instrument` of the racesl/lower/instrument package under `root` (an earlier
+    checkout), loaded beside this checkout's: its modules are imported under the package's
+    own name while this one's are set aside, then this one's are put back (the loaded
+    functions keep their own module globals)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import racesl.lower
+
+    pkg = "racesl.lower.instrument"
+    mine = {k: v for k, v in sys.modules.items() if k == pkg or k.startswith(pkg + ".")}
+    where = Path(root).resolve() / "racesl" / "lower" / "instrument"
+    if not (where / "__init__.py").is_file():
+        raise SystemExit(f"--baseline {root}: no racesl/lower/instrument there")
+    for k in mine:
+        del sys.modules[k]
+    try:
+        spec = importlib.util.spec_from_file_location(pkg, where / "__init__.py",
+                                                      submodule_search_locations=[str(where)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[pkg] = module
+        spec.loader.exec_module(module)
+        return module.instrument
+    finally:
+        for k in [k for k in sys.modules if k == pkg or k.startswith(pkg + ".")]:
+            del sys.modules[k]
+        sys.modules.update(mine)
+        racesl.lower.instrument = mine[pkg]
+
+
+def baseline_program(lib, root: str):
+    """The library's program instrumented by the instrumenter under `root`."""
+    from racesl.runtime.execute import Program, compile_code
+
+    tree = baseline_instrument(root)(lib.module, int_params=lib.param_facts)
+    try:
+        return Program(compile_code(tree, "<races-base>"), "<races-base>", budgets=lib.budgets)
+    except TypeError:  # (a runtime without `@fuel` budgets)
+        return Program(compile_code(tree, "<races-base>"), "<races-base>")
+
+
+def spread(rounds_a, rounds_b) -> float:
+    """The relative p25-p75 spread of the per-round ratios a / b."""
+    rs = sorted(a / b for a, b in zip(rounds_a, rounds_b))
+    q = len(rs) // 4
+    return (rs[-1 - q] - rs[q]) / median(rs)
 
 
 def parse_args(doc: str, repeat: int, inputs: int, block: float) -> argparse.Namespace:
@@ -134,6 +197,9 @@ def parse_args(doc: str, repeat: int, inputs: int, block: float) -> argparse.Nam
     ap.add_argument("--inputs", type=int, default=inputs)
     ap.add_argument("--block", type=float, default=block, help="minimum CPU seconds of one timed block")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--baseline", metavar="DIR", default=None,
+                    help="a checkout whose instrumenter runs as a third side (same-session A/B)")
+    ap.add_argument("--only", default=None, help="only environments whose name contains this")
     return ap.parse_args()
 
 
@@ -145,26 +211,40 @@ def main() -> None:
 
     lib = load_stdlib()
     ns = plain_namespace(lib)
+    base_prog = baseline_program(lib, args.baseline) if args.baseline else None
     rows, skipped = [], {}
     with WATCHDOG.session():
         for q, env in sorted(lib.envs.items()):
+            if args.only and args.only not in q:
+                continue
             inst = lib.program.function(env.pyname, fuel=FUEL)
             plain = ns[env.pyname]
             calls, mutates, dropped = sample_calls(lib, env, plain, inst, args.inputs, args.seed)
             if len(calls) < 3:
                 skipped[q] = dropped
                 continue
-            (p, i), number = measure_env(plain, [inst], calls, mutates, args.repeat, args.block)
-            rows.append({"env": q, "inputs": len(calls), "mutates": mutates, "number": number,
-                         "plain_us": round(p * 1e6, 3), "instrumented_us": round(i * 1e6, 3),
-                         "ratio": round(i / p, 4), "dropped": dropped})
+            sides = [inst]
+            if base_prog is not None:
+                sides.append(base_prog.function(env.pyname, fuel=FUEL))
+            times, number = measure_rounds(plain, sides, calls, mutates, args.repeat, args.block)
+            p, i = median(times[0]), median(times[1])
+            row = {"env": q, "inputs": len(calls), "mutates": mutates, "number": number,
+                   "plain_us": round(p * 1e6, 3), "instrumented_us": round(i * 1e6, 3),
+                   "ratio": round(i / p, 4), "spread": round(spread(times[1], times[0]), 4), "dropped": dropped}
+            if base_prog is not None:
+                b = median(times[2])
+                row.update(baseline_us=round(b * 1e6, 3), baseline_ratio=round(b / p, 4),
+                           vs_baseline=round(i / b, 4))
+            rows.append(row)
 
     ratios = [r["ratio"] for r in rows]
     med, gm = median(ratios), geomean(ratios)
     worst = sorted(rows, key=lambda r: -r["ratio"])[:5]
+    over3 = sorted((r for r in rows if r["ratio"] > 3.0), key=lambda r: -r["ratio"])
     figures = [
         figure("fuel overhead, median over stdlib envs (instrumented / plain CPU time)", round(med, 3), "x", 1.3, "<="),
         figure("fuel overhead, geometric mean over stdlib envs", round(gm, 3), "x"),
+        figure("fuel overhead, worst stdlib env", round(max(ratios), 3), "x", 3.0, "<="),
     ]
     bands = {}
     for lo, hi in BANDS:
@@ -178,13 +258,26 @@ def main() -> None:
         "ratio_p10_p90": [round(sorted(ratios)[len(ratios) // 10], 3), round(sorted(ratios)[len(ratios) * 9 // 10], 3)],
         "by_plain_time": bands,
         "worst5": [{k: r[k] for k in ("env", "ratio", "plain_us", "instrumented_us")} for r in worst],
+        "over_3x": [(r["env"], r["ratio"]) for r in over3],
+        "noise_median_spread": round(median(r["spread"] for r in rows), 4),
         "rows": rows,
     }
+    ab = ""
+    if base_prog is not None:
+        base = [r["baseline_ratio"] for r in rows]
+        details["baseline"] = {"dir": args.baseline, "median": round(median(base), 3),
+                               "geomean": round(geomean(base), 3), "worst": round(max(base), 3),
+                               "over_3x": sum(b > 3.0 for b in base),
+                               "median_vs_baseline": round(median(r["vs_baseline"] for r in rows), 3)}
+        d = details["baseline"]
+        ab = (f"; baseline ({args.baseline}) median {d['median']:.3f}x, geomean {d['geomean']:.3f}x, "
+              f"worst {d['worst']:.2f}x, {d['over_3x']} over 3x; current/baseline median {d['median_vs_baseline']:.3f}")
     path = write_result("fuel", figures, details, started)
     w = ", ".join(f"{r['env']} {r['ratio']:.2f}x" for r in worst)
     b = ", ".join(f"{k}: {v['median']:.2f}x ({v['envs']})" for k, v in bands.items())
     print(f"fuel: median {med:.3f}x, geomean {gm:.3f}x over {len(rows)} envs ({len(skipped)} "
-          f"skipped); by plain time: {b}; worst: {w}  [{time.perf_counter() - started:.0f}s] -> {path.name}")
+          f"skipped), {len(over3)} over 3x, noise (median p25-p75 spread) {details['noise_median_spread']:.3f}; "
+          f"by plain time: {b}; worst: {w}{ab}  [{time.perf_counter() - started:.0f}s] -> {path.name}")
 
 
 if __name__ == "__main__":

@@ -161,7 +161,7 @@ def fast_path_variants(lib):
         mine: dict[str, list] = {}
         for f in tree.body:
             mine.setdefault(f.name.removeprefix(ENTRY), []).append(_normal(f))
-        changed = {k for k in base if base[k] != mine[k]}
+        changed = {k for k in base if base[k] != mine.get(k)}  # (a checked-argument variant: its own name)
         out[p] = (Program(compile_code(tree, f"<races-no-{p}>"), f"<races-no-{p}>"), changed)
     return out
 

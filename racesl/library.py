@@ -21,6 +21,7 @@ from racesl import __version__
 from racesl.cache import Memo
 from racesl.check import Checked, check_paths
 from racesl.check.model import EnvSig
+from racesl.lower.budgets import chain_budget, function_budgets
 from racesl.lower.effects import fresh, mutating_functions
 from racesl.lower.module import Lowered
 from racesl.lower.program import load_program
@@ -78,7 +79,8 @@ class Library:
             self.preds.update(low.preds)
         module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
         self.module, self.param_facts = module, param_facts  # plain Python, before instrumentation
-        self.program = load_program(module, "<races>", int_params=param_facts)
+        self.budgets = function_budgets(self.lowered.values())  # @fuel: {function: steps}
+        self.program = load_program(module, "<races>", int_params=param_facts, budgets=self.budgets)
         self.envs: dict[str, EnvSig] = {e.qualname: e for e in checked.envs()}
         self.root_envs: list[EnvSig] = checked.envs(only_roots=True)
         h = hashlib.sha256(f"racesl {__version__}\n".encode())
@@ -207,15 +209,28 @@ class Library:
         self._strike(name, status, detail, monotonic() - t0)  # (checking its value included)
         return status, value, detail
 
+    def limits(self, name: str, fuel: int = AUX_FUEL, wall: float | None = AUX_WALL) -> tuple[int, float | None]:
+        """The budget and wall limit a call of the lowered function `name` gets when its
+        caller gives `fuel` and `wall`: its `@fuel` budget where larger (`Program.limits`)."""
+        return self.program.limits(name, fuel, wall)
+
+    def budget(self, env: EnvSig, fuel: int = AUX_FUEL) -> int:
+        """The steps a run of `env` gets when its caller gives `fuel` (see `limits`)."""
+        return self.program.limits(env.pyname, fuel)[0]
+
+    def chain_budget(self, envs, fuel: int = AUX_FUEL) -> int:
+        """The budget of a chain of `envs` run as one unit: the sum of its steps' budgets."""
+        return chain_budget(self.budgets, (e.pyname for e in envs), fuel)
+
     def _strike(self, name: str, status: str, detail: str | None, took: float = 0.0) -> None:
-        """Count a call that timed out, failed after AUX_WALL (in `check_result`, say) or
-        killed its worker (see `aux_call`). A slow call that answered is not counted: a
+        """Count a call that timed out, failed after its wall limit (in `check_result`, say)
+        or killed its worker (see `aux_call`). A slow call that answered is not counted: a
         pause of the whole process (a collection) must not silence a good refinement."""
-        if (status == "timeout" or (status != "ok" and took > AUX_WALL)
+        if (status == "timeout" or (status != "ok" and took > self.limits(name)[1])
                 or (status == "error" and (detail or "").startswith("worker died"))):
             n = self._strikes[name] = self._strikes.get(name, 0) + 1
             if n >= AUX_STRIKES:
-                self._struck[name] = (f"cut off {n} times past its wall-clock limit of {AUX_WALL:g} s "
+                self._struck[name] = (f"cut off {n} times past its wall-clock limit of {self.limits(name)[1]:g} s "
                                       f"or with its worker (last: {detail or status}); not run again")
 
     def conforms_many(self, pairs: list[tuple[Any, T.Type]]) -> list[str | None]:
@@ -322,16 +337,16 @@ class Library:
             return sampler_for(t).draw(rng, level, self.check_pred)
         status, value, detail = self.aux_call(helper, (level,), rng)
         if status != "ok":
-            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {status} ({detail})")
+            raise NoSample(f"sampler {helper.split('__')[-1]} stopped: {status} ({detail})", status)
         try:
             text = canonical(value)
         except (Exception, Cutoff) as exc:  # (a shared structure too large to render)
             raise NoSample(f"sampler {helper.split('__')[-1]} returned a value too large to use "
-                           f"({type(exc).__name__})") from None
+                           f"({type(exc).__name__})", "size") from None
         why = self.conforms(value, t, text)
         if why is not None:
             shown = text if len(text) <= 200 else text[:199] + "…"
-            raise NoSample(f"sampler returned {shown}, outside {t}: {why}")
+            raise NoSample(f"sampler returned {shown}, outside {t}: {why}", "outside")
         return value
 
     def warm(self, env: EnvSig) -> None:
@@ -359,7 +374,31 @@ class Library:
         return tuple(self.sample_param(env, s.name, s.type, rng, level) for s in env.settings)
 
     def sample_input(self, env: EnvSig, rng: random.Random, level: int) -> Any:
+        if env.generate is not None:  # (its input alone; `draw` keeps the answer)
+            return self.draw(env, rng, level)[0]
         return self.sample_param(env, env.input_name, env.input, rng, level)
+
+    def draw(self, env: EnvSig, rng: random.Random, level: int) -> tuple[Any, Any]:
+        """A generator environment's instance and its answer, drawn by its @generate helper
+        (racesl.check.generators). Raises NoSample, with the reason, when the helper stops or
+        returns no pair of the environment's input and output types (refinements included)."""
+        name = env.generate.split("__")[-1]
+        status, value, detail = self.aux_call(env.generate, (level,), rng)
+        if status != "ok":
+            raise NoSample(f"generator {name} stopped: {status} ({detail})", status)
+        if type(value) is not tuple or len(value) != 2:
+            raise NoSample(f"generator {name} returned no pair (input, answer)", "outside")
+        for v, t, what in ((value[0], env.input, "input"), (value[1], env.output, "answer")):
+            try:
+                text = canonical(v)
+            except (Exception, Cutoff) as exc:
+                raise NoSample(f"generator {name} returned a value too large to use ({type(exc).__name__})",
+                               "size") from None
+            why = self.conforms(v, t, text)
+            if why is not None:
+                shown = text if len(text) <= 200 else text[:199] + "…"
+                raise NoSample(f"generator {name} returned the {what} {shown}, outside {t}: {why}", "outside")
+        return value
 
     # ------------------------------------------------------------ running
 
@@ -405,9 +444,9 @@ class Library:
         except (Exception, Cutoff) as exc:
             status = classify(exc)
             msg = str(exc)
-            return Run(None, status, fuel if status == "fuel" else 0,
+            return Run(None, status, fn.fuel if status == "fuel" else 0,
                        (f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__)[:300])
-        steps = fuel - fn.meter[0]
+        steps = fn.fuel - fn.meter[0]
         if check_output:
             why = self.conforms(value, env.output)
             if why is not None:

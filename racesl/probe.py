@@ -38,9 +38,13 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
     from racesl.sample.seeding import item_rng
 
     runner = runner or lib.run
+    if env.generate is not None:
+        return probe_generator(lib, env, samples, seed, runner, on_run)
     diags: list[Diagnostic] = []
     counts: Counter = Counter()
     sample_fail = None  # (parameter, its type, NoSample's reason) of the first failure
+    causes: Counter = Counter()  # (NoSample's cause, parameter) -> draws (W600 names the first)
+    out_of_type: dict[str, tuple] = {}  # parameter -> (its type, the first reason) of a sampler's value outside it
     contract_reported = det_reported = law_reported = False
     timeouts = 0  # runs cut off by the wall clock: after TIMEOUTS_TO_STOP, the rest are not run
     t0 = time.perf_counter()
@@ -63,6 +67,9 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
         except NoSample as e:
             counts["no sample"] += 1
             sample_fail = sample_fail or (name, t, str(e))
+            causes[(e.cause, name)] += 1
+            if e.cause == "outside":
+                out_of_type.setdefault(name, (t, str(e)))
             continue
         x, st = drawn[0], tuple(drawn[1:])
         r1 = runner(env, x, st)
@@ -107,15 +114,72 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
     diags += example_diagnostics(lib, [env], runner)  # its description's worked examples: E604, W603
     if counts["no sample"] == samples:
         diag("E602", *_no_sample(lib, env, *sample_fail, seed))
-    elif counts["ok"] < samples / 2 and samples >= 4:
-        worst = max((r for r in DROP_REASONS + ("contract", "no sample")), key=lambda r: counts[r])
-        stopped = (f"; stopped after {TIMEOUTS_TO_STOP} timeouts, the rest not run"
-                   if timeouts >= TIMEOUTS_TO_STOP else "")
-        diag("W600", f"'{env.name}' succeeds on only {counts['ok']} of {samples} sampled inputs "
-             f"(most often: {worst}{stopped})",
-             "narrow the input refinement or add a sampler so sampled inputs are in the domain",
-             Severity.WARNING)
+    else:
+        for param, (t, reason) in out_of_type.items():  # a sampler's value outside its type: E602 on any draw
+            diag("E602", *_outside(lib, env, param, t, reason, causes[("outside", param)], samples))
+        text, hint = _dominant(lib, env, counts, causes, samples)
+        if counts["ok"] < samples / 2 and samples >= 4 and hint is not None:
+            stopped = (f"; stopped after {TIMEOUTS_TO_STOP} timeouts, the rest not run"
+                       if timeouts >= TIMEOUTS_TO_STOP else "")
+            diag("W600", f"'{env.name}' succeeds on only {counts['ok']} of {samples} sampled inputs: "
+                 f"{text}{stopped}", hint, Severity.WARNING)
     return counts, diags, elapsed
+
+
+# why a run was dropped, in words (W600 names the most frequent cause and its count)
+_RUN_DROPS = {
+    "assert": "an assert failed", "fuel": "the body ran out of fuel",
+    "timeout": "the body ran past its wall-clock limit", "size": "a value grew past the size bound",
+    "recursion": "helper calls nested too deep", "error": "the body raised an error",
+    "contract": "the body returned a value outside its return type",
+}
+# why a draw gave no input (NoSample's cause), in words; {s}: the sampler, {p}: the parameter
+_DRAW_FAILS = {
+    "draw": "no value of the type of '{p}' was found", "fuel": "the sampler {s} ran out of fuel",
+    "timeout": "the sampler {s} ran past its wall-clock limit",
+    "size": "the sampler {s} returned a value too large to use",
+    "outside": "the sampler {s} returned a value outside the type of '{p}'",
+}
+_RUN_HINT = "narrow the input refinement or add a sampler so sampled inputs are in the domain"
+
+
+def _dominant(lib, env, counts: Counter, causes: Counter, samples: int) -> tuple[str, str | None]:
+    """W600's cause and hint: the most frequent reason a sampled input gave no value, a run's
+    drop or a draw's failure, with its count ("the sampler pick ran out of fuel on 25 of 50
+    draws"), never the bare "no sample" that hides which. Hint None: out-of-type values,
+    which E602 reports."""
+    runs = [(counts[r], r, None) for r in DROP_REASONS + ("contract",) if counts[r]]
+    draws = [(n, cause, param) for (cause, param), n in causes.items()]
+    n, cause, param = max(runs + draws, key=lambda c: c[0], default=(0, "assert", None))
+    if param is None:
+        return f"{_RUN_DROPS[cause]} on {n} of {samples} runs", _RUN_HINT
+    helper = dict(env.samplers).get(param)
+    sig = _helper(lib, helper) if helper else None
+    who = sig.name if sig is not None else (helper or "").split("__")[-1]
+    text = _DRAW_FAILS.get(cause, "the sampler {s} stopped (" + cause + ")").format(s=who, p=param)
+    if cause == "outside":
+        return text, None
+    if cause == "draw":
+        return (f"{text} on {n} of {samples} draws",
+                f"the refinement of '{param}' rejects most candidates: add @sample({param}=helper)")
+    if cause in ("fuel", "timeout"):
+        return (f"{text} on {n} of {samples} draws",
+                f"bound the loops of '{who}' (by `level`, say), or declare the budget it needs with @fuel(N)")
+    return f"{text} on {n} of {samples} draws", f"fix the sampler '{who}': it stops before returning a value"
+
+
+def _outside(lib, env, param: str, t, reason: str, n: int, samples: int) -> tuple[str, str]:
+    """E602 for a sampler that returned a value outside its parameter's type on some draws
+    (docs/language.md §3.4: the sampled value must belong to the type)."""
+    helper = dict(env.samplers).get(param)
+    sig = _helper(lib, helper) if helper else None
+    who = sig.name if sig is not None else (helper or "").split("__")[-1]
+    shown, _, why = reason.removeprefix("sampler returned ").partition(f", outside {t}: ")
+    first = why if why.startswith(shown) else f"{shown}: {why}"
+    return (f"sampler {who} for '{param}' of '{env.name}' returned a value outside {t} on {n} of "
+            f"{samples} draws (the first: {first})",
+            f"make '{who}' return only values of '{param}' (its refinement included); out-of-type "
+            "values are dropped, and the inputs left are not the ones it means to draw")
 
 
 def _no_sample(lib, env, param: str, t, reason: str, seed: int) -> tuple[str, str]:
@@ -150,10 +214,12 @@ def _no_sample(lib, env, param: str, t, reason: str, seed: int) -> tuple[str, st
     status, value, _ = lib.aux_call(helper, (0,), item_rng(seed, env.qualname, "no sample"))
     out = Outcome(value, status)
     if out.status == "fuel":
+        budget = lib.limits(helper, AUX_FUEL)[0]  # (its @fuel, where it has one)
         return (f"{head}: sampler {name} for '{param}' ran out of fuel "
-                f"(a budget of {plural(AUX_FUEL, 'step')} a call)",
-                f"a sampler gets {plural(AUX_FUEL, 'step')} a call: bound the loops of '{name}' "
-                "(by `level`, say), or draw directly with rng.randint or rng.choice")
+                f"(a budget of {plural(budget, 'step')} a call)",
+                f"a sampler gets {plural(budget, 'step')} a call: bound the loops of '{name}' "
+                f"(by `level`, say), draw directly with rng.randint or rng.choice, or declare the "
+                f"budget it needs with @fuel(N) on '{name}'")
     if out.status != "ok":
         return f"{head}: {reason}", f"fix the sampler '{name}': it stops ({out.status}) before returning a value"
     why = lib.conforms(out.value, t)
@@ -221,8 +287,8 @@ import json, marshal, pickle, sys
 from racesl.runtime.contract import canonical
 from racesl.runtime.execute import Program
 from racesl.runtime.watchdog import WATCHDOG
-code, memory_mb = pickle.load(sys.stdin.buffer)  # sent at once, loaded while the parent samples
-prog = Program(marshal.loads(code), "<races>")
+code, memory_mb, budgets = pickle.load(sys.stdin.buffer)  # sent at once, loaded while the parent samples
+prog = Program(marshal.loads(code), "<races>", budgets=budgets)
 if memory_mb:
     from racesl.runtime.children import limit_memory
     limit_memory(memory_mb)
@@ -337,7 +403,7 @@ class SeedProbe:
             self.children.append(subprocess.Popen(
                 [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=env))
-        first = pickle.dumps((code, memory_mb), protocol=pickle.HIGHEST_PROTOCOL)
+        first = pickle.dumps((code, memory_mb, lib.budgets), protocol=pickle.HIGHEST_PROTOCOL)
         # (a thread: code bigger than a pipe's buffer would wait for the child to start)
         self._sending = threading.Thread(target=self._send, args=(first,), daemon=True)
         self._sending.start()
@@ -387,7 +453,8 @@ class SeedProbe:
         calls = [(env.pyname, (x, *st)) for env, x, st, _, _ in self.runs]
         payload = pickle.dumps((calls, self.fuel, self.wall), protocol=pickle.HIGHEST_PROTOCOL)
         self._sending.join()
-        timeout = 60 + self.wall * len(calls)  # a backstop: every call has its wall limit
+        # a backstop: every call has its wall limit (grown with an environment's @fuel)
+        timeout = 60 + sum(self.lib.limits(name, self.fuel, self.wall)[1] for name, _ in calls)
         with ThreadPoolExecutor(len(self.children)) as pool:
             answers = list(pool.map(lambda p: self._talk(p, payload, timeout), self.children))
         self.children = []
@@ -434,3 +501,74 @@ class SeedProbe:
 def _shown(r: tuple) -> str:
     status, text = r
     return text if status == "ok" else "!" + status
+
+
+# ---------------------------------------------------------------- generator environments
+#
+# A generator environment (`@generate(helper)`: racesl.check.generators) has no input to
+# sample: its helper draws the input and the answer together. The probe draws each pair
+# twice from the same seed (E611 when they differ), checks both against the environment's
+# types, refinements included (E610 for any draw that fails or leaves them), and where the
+# environment has a body or a @verify checker, that they agree with the drawn answer (E612).
+
+
+def probe_generator(lib, env, samples: int, seed: int, runner=None,
+                    on_run=None) -> tuple[Counter, list[Diagnostic], float]:
+    """`probe_env` for a generator environment (same results)."""
+    from racesl.library import Run
+    from racesl.runtime.contract import canonical
+    from racesl.sample.default import NoSample
+    from racesl.sample.seeding import item_rng
+
+    runner = runner or lib.run
+    diags: list[Diagnostic] = []
+    counts: Counter = Counter()
+    failed: list[str] = []
+    reported: set[str] = set()
+    name = env.generate.split("__")[-1]
+    has_body = bool(env.node.body)
+    t0 = time.perf_counter()
+
+    def diag(code: str, msg: str, hint: str | None = None) -> None:
+        if code not in reported:
+            reported.add(code)
+            diags.append(Diagnostic(code, msg, env.span, env.path, Severity.ERROR, hint))
+
+    for i in range(samples):
+        level = _level(i, samples)
+        try:
+            rng = item_rng(seed, env.qualname, i)
+            x, o = lib.draw(env, rng, level)
+            st = lib.sample_settings(env, rng, level)
+            again = lib.draw(env, item_rng(seed, env.qualname, i), level)
+        except NoSample as e:
+            counts["no sample"] += 1
+            failed.append(str(e))
+            continue
+        pair = (canonical(x), canonical(o))
+        if (canonical(again[0]), canonical(again[1])) != pair:
+            diag("E611", f"generator {name} drew ({pair[0]}, {pair[1]}) once and ({canonical(again[0])}, "
+                 f"{canonical(again[1])}) the next time from the same seed",
+                 "draw only through rng (rng.choice, rng.randint, rng.shuffle), and sort before choosing from a set")
+        shown = f"{env.name}({', '.join((pair[0],) + tuple(canonical(v) for v in st))})"
+        if env.verify is not None:
+            out = lib.program.call(env.verify, (x, o))
+            if out.status != "ok" or out.value is not True:
+                diag("E612", f"the checker of '{env.name}' rejects the generator's answer {pair[1]} for {shown}",
+                     f"every drawn answer must be right: fix {name} or the @verify checker")
+        if has_body:
+            r = runner(env, x, st)
+            if env.verify is None and (not r.ok or canonical(r.value) != pair[1]):
+                got = canonical(r.value) if r.ok else "!" + r.status
+                diag("E612", f"{shown} gives {got}, but the generator {name} drew the answer {pair[1]}",
+                     "a body beside @generate must agree with the generator on every drawn pair: fix one "
+                     "of them, or leave the body out (the docstring alone)")
+        counts["ok"] += 1
+        if on_run is not None:
+            on_run(x, st, Run(o, "ok", 0))
+    if failed:
+        diag("E610", f"generator {name} of '{env.name}' failed on {counts['no sample']} of {samples} draws "
+             f"(first: {failed[0]})",
+             f"{name} must return (input, answer) with the input in {env.input} and the answer in "
+             f"{env.output}, refinements included")
+    return counts, diags, time.perf_counter() - t0

@@ -35,7 +35,8 @@ class SandboxRunner:
         return self.pool.run_batch(calls)
 
     def _pool(self, wall: float) -> WorkerPool:
-        return WorkerPool(self.source, "<races>", workers=self.workers, memory_mb=self.memory_mb, wall=wall)
+        return WorkerPool(self.source, "<races>", workers=self.workers, memory_mb=self.memory_mb, wall=wall,
+                          budgets=self.lib.budgets)  # (@fuel: each call raised to its function's budget)
 
     def _pool_for(self, wall: float) -> WorkerPool:
         """Workers enforce the wall limit they were started with; a new limit, new workers."""

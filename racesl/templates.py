@@ -62,8 +62,17 @@ Operation (its input is called {input_name}): {description}
 
 Give the final result inside <answer></answer>."""
 
+INDIVIDUAL = """\
+Solve the following problem.
+
+{description}
+
+Input {input_name} = {x0}
+
+Give the answer inside <answer></answer>."""
+
 DEFAULTS = {"sequential": SEQUENTIAL, "parallel": PARALLEL, "sort": SORT, "select": SELECT,
-            "branch": BRANCH, "loop": LOOP}
+            "branch": BRANCH, "loop": LOOP, "individual": INDIVIDUAL}
 
 # The fields each operator fills in (racesl.operators.build), and the ones a prompt cannot
 # do without: the task is unsolvable unless the model sees them.
@@ -71,10 +80,11 @@ FIELDS = {"sequential": ("x0", "steps", "count"), "parallel": ("problems", "coun
           "sort": ("x0", "target", "candidates", "count", "example"),
           "select": ("x0", "target", "candidates", "count", "example"),
           "branch": ("x0", "cond_input", "condition", "then_steps", "else_steps"),
-          "loop": ("x0", "times", "input_name", "description")}
+          "loop": ("x0", "times", "input_name", "description"),
+          "individual": ("x0", "input_name", "description")}
 REQUIRED = {"sequential": ("x0", "steps"), "parallel": ("problems",), "sort": ("x0", "target", "candidates"),
             "select": ("x0", "target", "candidates"), "branch": ("x0", "condition", "then_steps", "else_steps"),
-            "loop": ("x0", "times", "description")}
+            "loop": ("x0", "times", "description"), "individual": ("x0", "description")}
 _INT_FIELDS = ("count", "times")  # filled in with numbers; every other field with text
 
 

@@ -49,8 +49,8 @@ LAYERS: list[tuple[str, str]] = [
     ("format", "diagnostics syntax"),  # racesc fmt: the canonical layout of a file
     ("types", "diagnostics syntax"),  # types and reading refinements into bounds
     ("solver", "racesl atomic diagnostics syntax types"),  # Z3: edges, pruning, int bounds
-    ("check", "diagnostics resources text syntax types solver"),  # load, resolve, check
     ("runtime", "diagnostics text types"),  # fuel, guards, builtins, Program, sandbox
+    ("check", "diagnostics resources text syntax types solver runtime"),  # load, resolve, check (@fuel: runtime.limits)
     ("lower", "diagnostics syntax types check runtime"),  # checked module → instrumented Python
     ("sample", "diagnostics text syntax types solver runtime"),  # input samplers
     ("library", "racesl diagnostics text cache types check runtime lower sample"),  # a compiled library
@@ -59,6 +59,7 @@ LAYERS: list[tuple[str, str]] = [
     ("probe", "diagnostics text syntax types runtime lower sample library catalogue"),  # check's sampling probe
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph
+    ("passing", "atomic runtime solver probe graph"),  # guarded edges that never passed in check's sampling
     ("search", "diagnostics text cache templates types runtime check sample graph"),  # chains, filters, config
     ("records", "atomic output"),  # Task and the files tasks go to
     ("pool", "atomic resources"),  # the folder of admitted modules and its manifest

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from racesl.search.config import OPERATORS
+from racesl.search.config import DEFAULT_OPERATORS
 
 SIZES = (2, 3)
 TRIES_PER_TASK = 8  # attempts per wanted task before the gate gives up on the rest
@@ -48,7 +48,7 @@ def perturbations(answer: str, operator: str = "sequential") -> list[str]:
     return [p for p in dict.fromkeys(out) if p != answer]
 
 
-def tasks_through(cand, ctx, want: int, operators=OPERATORS) -> tuple[list[dict], Counter]:
+def tasks_through(cand, ctx, want: int, operators=DEFAULT_OPERATORS) -> tuple[list[dict], Counter]:
     """Up to `want` task records whose chains hold a candidate environment, the operators
     taken in turn; the search's drop counts beside them."""
     from racesl.compile import Generator

@@ -17,7 +17,8 @@ from racesl.admit import domain
 from racesl.admit.front import _first_error
 from racesl.admit.gates import Candidate
 
-_FATAL = ("E602", "E600", "E603")  # a sampler that never works, a broken contract, a false law
+_FATAL = ("E602", "E600", "E603", "E610", "E611", "E612")  # a sampler that never works, a broken contract,
+# a false law; a generator that fails, draws differently from one seed, or disagrees with its body or checker
 
 
 def _r(x: float) -> float:
@@ -71,8 +72,8 @@ def sample(cand: Candidate, ctx) -> str | None:
                 worst = _top(counts, k=1).rsplit(" ", 1)[0]
                 failures.append(f"{env.name}: {counts['ok']}/{n} sampled inputs ran to a value "
                                 f"({_top(counts)}); {_sample_hint(worst, cfg)}")
-            if fatal or failures:
-                continue
+            if fatal or failures or env.source:  # (a generator environment's inputs are drawn with their
+                continue                          # answers: it never runs on others)
             runs = domain.run_declared(cand.own_lib, env, runner, cfg.seed)
             cand.declared[env.qualname] = runs
             ok, judged, bad = domain.failing(runs)

@@ -12,7 +12,7 @@ the mean beside the chance of a uniform guess among well-formed answers:
   that select (identity, reversed) are told the length, so their baseline is a guess told
   it too; against guesses of any length (almost all longer, and wrong) a fixed pair in a
   size-2 cell looked like a shortcut by luck alone;
-- value answers (sequential, parallel, branch, loop): 0 — the well-formed answers are
+- value answers (sequential, parallel, branch, loop, individual): 0 — the well-formed answers are
   unbounded — so the strategies themselves are the baseline.
 
 The constant strategies are cross-fitted: the most common answer (or item) of one half of
@@ -53,7 +53,7 @@ from racesl.text import plural
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SELECT_GUESSES = 16
-VALUE_OPERATORS = ("sequential", "parallel", "branch", "loop")
+VALUE_OPERATORS = ("sequential", "parallel", "branch", "loop", "individual")
 LETTER_OPERATORS = ("sort", "select")
 _EXAMPLE = re.compile(r"<answer>(.*?)</answer>", re.S)
 
@@ -105,7 +105,7 @@ def env_mode(rec: dict, fold: dict) -> str | list[str] | None:
     op = rec["operator"]
     if op in ("sequential", "parallel"):
         return [modes.get(q, ("?", 0.0))[0] for q in rec["chain"]]
-    if op == "loop":
+    if op in ("loop", "individual"):
         return modes.get(rec["chain"][0], ("?", 0.0))[0]
     if op == "branch":
         ends = [rec["extra"]["then"][-1], rec["extra"]["else"][-1]]
@@ -134,7 +134,7 @@ def echo_input(rec: dict, fold: dict) -> str | list[str] | None:
         return [rec["input"]] * len(rec["trace"])
     if op == "parallel":
         return list(rec["extra"].get("inputs", [rec["input"]]))
-    if op in ("branch", "loop"):
+    if op in ("branch", "loop", "individual"):
         return rec["input"]
     return None
 
@@ -155,7 +155,7 @@ def _always(text: str) -> Callable[[dict, dict], str | list[str] | None]:
     def strategy(rec: dict, fold: dict) -> str | list[str] | None:
         if rec["operator"] in ("sequential", "parallel"):
             return [text] * len(rec["trace"])
-        return text if rec["operator"] in ("branch", "loop") else None
+        return text if rec["operator"] in ("branch", "loop", "individual") else None
     strategy.__doc__ = f"{text} (for every item of a list answer)."
     return strategy
 
@@ -194,8 +194,9 @@ def sort_share(rec: dict) -> float | None:
     cands = _candidates(lib, rec) if lib is not None else None
     if cands is None:
         return None
+    drawn = expected_value(rec["trace"][0]) if any(e.source for e, _ in cands) else None  # (a generator's)
     hits, tried = accepting_orders(lib, expected_value(rec["input"]), cands, rec["extra"]["target"],
-                                   item_rng(0, "audit-orders", rec["id"]))
+                                   item_rng(0, "audit-orders", rec["id"]), drawn)
     return hits / tried
 
 
@@ -392,7 +393,7 @@ def _keys(rec: dict, answer: str | list[str]) -> list[str]:
     op = rec["operator"]
     if isinstance(answer, list) and op in ("sequential", "parallel"):
         return list(rec["chain"])
-    if op in ("loop", "branch"):
+    if op in ("loop", "branch", "individual"):
         return [_credit(rec, answer, 1.0)[0][0]]
     return [" → ".join(rec["chain"])]
 
@@ -409,7 +410,7 @@ def _credit(rec: dict, answer: str | list[str], excess: float) -> list[tuple[str
             hits = [all(hits[:k + 1]) for k in range(len(hits))]
         n = len(rec["trace"])
         return [(q, 1.0 / n) for q, h in zip(rec["chain"], hits) if h]
-    if op == "loop":
+    if op in ("loop", "individual"):
         return [(rec["chain"][0], excess)]
     if op == "branch":
         arm = rec["extra"]["then" if rec["extra"].get("value") else "else"]

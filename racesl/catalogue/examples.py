@@ -7,8 +7,10 @@ and a test (and `racesc doc`) can check it against the body:
     Example, with k = 2, c = 'a': INPUT -> OUTPUT.
 
 INPUT and OUTPUT are value literals; the settings, when the environment has any, are
-`name = literal` pairs. Descriptions go through `str.format`, so a literal brace is
-written doubled in the source (`{{'a': 1}}`); reading undoubles it.
+`name = literal` pairs. Descriptions go through `str.format`, but a dict or set in an
+example sentence is a value and is written as it is (`Example: 5 -> {'n': 5}.`); a brace
+written doubled (`{{'n': 5}}`, as elsewhere in a description) reads the same
+(racesl.syntax.braces).
 
 Two readers, one reading and one run: `parse` is the sentence that ends a description
 (the catalogue page and the prompts rework it); `sentences` is every example sentence,
@@ -25,6 +27,7 @@ import attrs
 
 from racesl.check.model import EnvSig
 from racesl.runtime.contract import canonical, parse_literal
+from racesl.syntax.braces import shown
 
 # one sentence on one line, ending it: a description's last line, or a line of a prompt
 _SENTENCE = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:\n]+))?: (?P<body>[^\n]+?)\.?[ \t]*$", re.M)
@@ -65,7 +68,8 @@ class Checked:
 
 
 def _undouble(text: str) -> str:
-    return text.replace("{{", "{").replace("}}", "}")
+    """The text as a task shows it: doubled braces undoubled, a value's braces kept."""
+    return shown(text)
 
 
 def _settings(text: str) -> dict:
@@ -180,7 +184,11 @@ def run(lib, env: EnvSig, ex: Example, runner=None) -> Checked:
 
 def check(lib, env: EnvSig, runner=None) -> Checked:
     """Run `env` on the example ending its description; a problem in words when it does
-    not hold, or when there is none (the catalogue page shows one per environment)."""
+    not hold, or when there is none (the catalogue page shows one per environment). A
+    generator environment without a body needs none: its answer is drawn, and an example's
+    answer could be the hidden answer of another of its tasks."""
+    if env.generate is not None and not env.node.body:
+        return Checked(env.qualname, None, None, None)
     try:
         ex = parse(env.description)
     except ValueError as e:

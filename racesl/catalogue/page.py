@@ -104,6 +104,9 @@ def render(checked, lib, *, paths: str, out: str) -> tuple[str, list[Checked]]:
         for e in cm.envs.values():
             r = results[e.qualname]
             lines += [f"### {m}.{e.name}", "", f"`{signature(e, cm.text)}`" + (f" · {', '.join(e.tags)}" if e.tags else ""), ""]
+            if e.source:  # (racesl.check.generators)
+                lines += [f"A generator environment: `{e.generate.split('__')[-1]}(rng, level)` draws {e.input_name} "
+                          "with its answer; it only starts chains.", ""]
             if r.example is None:
                 lines += [_prose(e.description, ""), ""]
                 continue

@@ -9,6 +9,7 @@ from typing import Callable
 import attrs
 
 from racesl.check import names as N
+from racesl.check import suggest as SG
 from racesl.diagnostics import Diagnostic, Severity, Span
 from racesl.syntax import ast as A
 from racesl.text import article, plural
@@ -622,7 +623,11 @@ class BodyChecker:
                         self.err("E303", f"returns {T.erase(t)}, but the signature says {T.erase(returns)}",
                                  n.value.span, "change the returned value or the declared return type")
 
-    def _target(self, t: A.Expr) -> None:
+    def _target(self, t: A.Expr, comprehension: bool = False) -> None:
+        """A name a statement or a comprehension binds. A comprehension's variable may reuse a
+        module-level name: as in Python it shadows it inside the comprehension only (its scope
+        is pushed by `_push_comp_scope`, and the lowering keeps Python's comprehension scope).
+        A builtin is never rebound: the instrumenter reads builtin calls by name."""
         if isinstance(t, A.Name):
             p = N.name_problem(t.id)
             if p:
@@ -630,12 +635,13 @@ class BodyChecker:
             elif t.id in N.BUILTINS or t.id in N.CONSTANTS:
                 self.err("E508", f"assignment to '{t.id}' would shadow a builtin", t.span,
                          "pick another name")
-            elif self.scope.symbols.get(t.id) is not None:
+            elif not comprehension and self.scope.symbols.get(t.id) is not None:
                 self.err("E508", f"assignment to '{t.id}' would shadow a module-level name", t.span,
-                         "pick another name")
+                         "pick another name; only a comprehension's variable may reuse it "
+                         "(it shadows the module-level name inside the comprehension only)")
         elif isinstance(t, (A.TupleExpr, A.ListExpr)):
             for e in t.elts:
-                self._target(e)
+                self._target(e, comprehension)
         elif isinstance(t, A.Subscript):
             self.expr(t.value)
             self.expr(t.index)
@@ -685,14 +691,7 @@ class BodyChecker:
         visible = set(self.locals) | set(self.scope.symbols) | set(N.BUILTINS)
         for s in self.scopes:
             visible |= set(s)
-        close = N.suggest(e.id, visible)
-        hint = f"did you mean '{close}'?" if close else None
-        if e.id in ("open", "eval", "exec", "getattr", "setattr", "globals", "locals", "vars", "print",
-                    "input", "compile", "type", "object", "id", "hash", "format", "iter", "next", "float",
-                    "isinstance", "callable", "repr", "map", "filter", "round", "super", "memoryview",
-                    "bytes", "bytearray", "breakpoint", "help", "dir", "delattr", "hasattr", "frozenset"):
-            hint = "bodies may only call the builtins listed in the language reference (§4)"
-        self.err("E200", f"unknown name '{e.id}'", e.span, hint)
+        self.err("E200", f"unknown name '{e.id}'", e.span, SG.name_hint(e.id, visible))
 
     def _e_Attribute(self, e: A.Attribute) -> None:
         if self._module_member(e) is not None:
@@ -808,7 +807,10 @@ class BodyChecker:
                 for g in e.generators[1:]:
                     self._order("comprehension", g.iter, kind=kind)
             for node, is_target in A.comprehension_parts(e):
-                (self._target if is_target else self.expr)(node)
+                if is_target:
+                    self._target(node, comprehension=True)
+                else:
+                    self.expr(node)
         finally:
             self.scopes.pop()
 
@@ -892,15 +894,11 @@ class BodyChecker:
             table, what = {}, str(rt).split("[")[0]
         else:
             table, what = N.ALL_METHODS, None
-        if name not in table:
+        if name not in table:  # the hint by meaning, then spelling, else the list (racesl.check.suggest)
+            hint = SG.method_hint(what, name, table)
             if what is None:
-                close = N.suggest(name, table)
-                hint = f"did you mean '{close}'?" if close else "see the method list in the language reference (§4)"
                 self.err("E503", f"'.{name}()' is not an allowed method", f.attr_span, hint)
             else:
-                close = N.suggest(name, table)
-                listed = ", ".join(sorted(table)) or "none"
-                hint = f"did you mean '{close}'?" if close else f"{what} methods: {listed}"
                 self.err("E503", f"{what} has no allowed method '{name}'", f.attr_span, hint)
             return
         lo, hi, allowed = table[name]

@@ -10,12 +10,16 @@ import string
 
 import attrs
 
+from racesl.check import fuel as F
+from racesl.check import generators as G
 from racesl.check import names as N
+from racesl.check import settings as S
 from racesl.check.body import BodyChecker, Scope, Symbol, has_unknown
 from racesl.check.loader import Source
 from racesl.check.model import CheckedModule, EnvSig, HelperSig, Setting
 from racesl.diagnostics import Diagnostic, Label, Severity, Span
 from racesl.syntax import ast as A
+from racesl.syntax import braces
 from racesl.syntax.docstrings import description
 from racesl.syntax.emit import expr_text, qualify
 from racesl.types import limits as TL
@@ -330,12 +334,9 @@ class ModuleChecker:
         if fn.is_env:
             self._env_signature(fn, params, returns)
         else:
-            if fn.decorators:
-                self.err("E403", "decorators apply to environments only", fn.decorators[0].span,
-                         "declare it with `env` or remove the decorator")
             self.out.helpers[fn.name] = HelperSig(f"{self.name}.{fn.name}", self.name, fn.name,
                                                   qualify(self.name, fn.name), tuple(params), returns,
-                                                  self.path, fn.name_span, fn)
+                                                  self.path, fn.name_span, fn, fuel=F.helper_budget(self, fn))
 
     def _env_signature(self, fn: A.FuncDef, params, returns) -> None:
         ok = True
@@ -365,8 +366,11 @@ class ModuleChecker:
         for p in fn.params:
             params[p.name] = self.resolve_type_quiet(p.annotation)
         returns = self.resolve_type_quiet(fn.returns)
+        start = len(self.diags)
         self.local_types[fn.name] = checker.check_function(fn, params, returns)
         self.resolved.update(checker.resolved)
+        if fn.is_env and G.bodiless(fn):  # no return to miss: E423 or @generate decides
+            self.diags[start:] = [d for d in self.diags[start:] if d.code != "E507"]
 
     def resolve_type_quiet(self, te: A.TypeExpr | None) -> T.Type | None:
         """Resolve again without reporting (the signature pass already reported)."""
@@ -390,13 +394,16 @@ class ModuleChecker:
         tags: list[str] = []
         samplers: dict[str, str] = {}
         verify = None
+        generate = None
+        fuel = None
         laws: list[str] = []
         seen: set[str] = set()
         for d in fn.decorators:
             if d.name not in N.DECORATORS:
                 close = N.suggest(d.name, N.DECORATORS)
                 self.err("E403", f"unknown decorator '@{d.name}'", d.span,
-                         f"did you mean '@{close}'?" if close else "decorators: @sample, @tags, @verify, @laws")
+                         f"did you mean '@{close}'?" if close else
+                         "decorators: " + ", ".join("@" + n for n in N.DECORATORS))
                 continue
             if d.name in seen:
                 self.err("E404", f"'@{d.name}' is given more than once", d.span, "merge them into one")
@@ -421,6 +428,10 @@ class ModuleChecker:
                     py = self._helper_ref(k.value, 2, "E405", "a sampler helper(rng, level)")
                     if py:
                         samplers[k.name] = py
+            elif d.name == "fuel":
+                fuel = F.budget(self, d)
+            elif d.name == "generate":
+                generate = G.generator_ref(self, fn, sig, d)
             elif d.name == "verify":
                 if len(d.args) != 1 or d.keywords:
                     self.err("E404", "@verify takes one helper", d.span, "@verify(checker)")
@@ -438,8 +449,13 @@ class ModuleChecker:
                              f"it takes {T.erase(sig.input)} but returns {T.erase(sig.output)}", d.span,
                              "a law runs the environment on its own output (f(f(x))), so the output "
                              "must be a valid input; remove @laws or return the input's type")
+        G.check_body_rule(self, fn, generate)
+        S.unbounded_settings(self, fn, sig, samplers)  # W400: an Int setting drawn from an open range
+        if generate is not None:
+            G.conflicts(self, fn, sig, samplers, laws)
         self.out.envs[fn.name] = attrs.evolve(sig, tags=tuple(tags), samplers=tuple(sorted(samplers.items())),
-                                              verify=verify, laws=tuple(laws))
+                                              verify=verify, laws=tuple(laws), generate=generate,
+                                              fuel=fuel)
 
     def _helper_ref(self, e: A.Expr, nparams: int, code: str, what: str) -> str | None:
         sym = None
@@ -464,7 +480,8 @@ class ModuleChecker:
             return
         found: set[str] = set()
         try:
-            parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(doc.value) if f is not None]
+            parsed = [(f, spec, conv) for _, f, spec, conv  # (an example's values are values: braces.template)
+                      in string.Formatter().parse(braces.template(description(doc.value))) if f is not None]
         except ValueError as e:
             self.err("E402", f"malformed placeholder in description: {e}", doc.span,
                      "write {{ and }} for literal braces; placeholders look like {name}")
@@ -475,7 +492,8 @@ class ModuleChecker:
             if not f.isidentifier():  # a literal's braces ({'a': 1}, {5}: an example's value), not a name
                 raw = f + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
                 self.err("E402", f"'{{{raw}}}' in the description is a value's braces, not a placeholder",
-                         doc.span, f"write the braces doubled, {{{{{raw}}}}}: a description is a format string")
+                         doc.span, f"write the braces doubled, {braces.doubled('{' + raw + '}')}: a description is "
+                         "a format string (inside an `Example:` sentence a value is written as it is)")
                 continue
             if spec or conv:
                 self.err("E402", f"placeholder '{{{f}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}' "

@@ -33,10 +33,17 @@ class EnvSig:
     path: str
     span: Span
     node: A.FuncDef = attrs.field(eq=False, repr=False)
+    generate: str | None = None  # @generate helper pyname: a generator environment (racesl.check.generators)
+    fuel: int | None = None  # @fuel(N): its step budget when it is the call that runs (racesl.check.fuel)
 
     @property
     def terminal(self) -> bool:
         return self.verify is not None
+
+    @property
+    def source(self) -> bool:
+        """A generator environment: it only starts chains (its answer is drawn, not computed)."""
+        return self.generate is not None
 
     def signature(self) -> str:
         params = [f"{self.input_name}: {self.input}"] + [f"{s.name}: {s.type}" for s in self.settings]
@@ -54,6 +61,7 @@ class HelperSig:
     path: str
     span: Span
     node: A.FuncDef = attrs.field(eq=False, repr=False)
+    fuel: int | None = None  # @fuel(N): its step budget when it is the call that runs (racesl.check.fuel)
 
 
 @attrs.define

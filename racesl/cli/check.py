@@ -87,15 +87,22 @@ def execute(args) -> int:
     runtime_diags += composition_diagnostics(graph, lib.root_envs, solver)
     from racesl.runtime.watchdog import WATCHDOG
 
+    from racesl.passing import Recorder, never_passed, save_record
+
+    outputs = Recorder()  # which guarded edges ever pass (racesl.passing)
+    marks: dict = {}
     seeds = None
     try:
         seeds = SeedProbe(lib, set_builders(lib, lib.root_envs), memory_mb=512 if args.untrusted else 0)
         with WATCHDOG.session():  # one timer for all runs, not one per call
             for env in lib.root_envs:
-                counts, diags, elapsed = probe_env(lib, env, args.samples, args.seed, runner, seeds)
+                counts, diags, elapsed = probe_env(lib, env, args.samples, args.seed, runner, seeds,
+                                                   on_run=outputs.on_run(env))
                 runtime_diags.extend(diags)
                 rows.append((env, counts, elapsed))
         runtime_diags.extend(seeds.finish())
+        marks = never_passed(graph, outputs.outputs, lib)
+        save_record(lib, args.seed, args.samples, outputs.sampled, marks)
     finally:
         if seeds is not None:
             seeds.close()
@@ -106,7 +113,8 @@ def execute(args) -> int:
     errors = sum(d.is_error for d in checked.diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in checked.diagnostics)
     if args.json:
-        print_json(summary_json(rows, args.samples, args.seed, errors, warnings))
+        print_json({**summary_json(rows, args.samples, args.seed, errors, warnings),
+                    "never_passed": [f"{a} -> {b}" for a, b in sorted(marks)]})
     elif not args.quiet:
         table = Table(title=f"{plural(len(rows), 'environment')}, {plural(args.samples, 'sample')} each",
                       show_lines=False)

@@ -41,7 +41,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run the environments in sandbox worker processes with resource limits, one per "
                         "compile process (with --workers W: W more processes); the output is the same")
     p.add_argument("--operators", metavar="SPEC",
-                   help="operators and sizes, e.g. sequential=2-12,parallel=2-12,sort=2-6,select=2-6,branch,loop")
+                   help="operators and sizes, e.g. sequential=2-12,parallel=2-12,sort=2-6,select=2-6,branch,loop; "
+                        "individual (one environment a task, size 1) only when named")
+    p.add_argument("--envs", metavar="N|FILE",
+                   help="use only some environments: N (a seeded sample of N, spread over modules) or a file of "
+                        "names, one module.env or env a line (# comments)")
+    p.add_argument("--exclude", action="append", default=[], metavar="ENV|MODULE",
+                   help="leave an environment or a whole module out (repeatable)")
     p.add_argument("--config", metavar="TOML", help="a races.toml (default: ./races.toml when present)")
     p.add_argument("--format", choices=FORMATS + ("hf",), default=None,
                    help="jsonl (default), parquet, verl's parquet, skyrl (verl's with env_class and reward_spec), "
@@ -122,6 +128,16 @@ def _config(args):
             raise e.located("--operators") from None
     if args.filter:
         kw["filters"] = _filters(kw.get("filters", Filters()), args.filter)
+    if args.envs is not None:
+        text = args.envs.strip()
+        kw["envs"] = int(text) if text.isdigit() else str(Path(text).resolve())
+        try:
+            CompileConfig(envs=kw["envs"])
+        except ConfigError as e:
+            raise ConfigError(f"--envs: {e.message.removeprefix('[compile] envs ')}", e.section, e.key) from None
+    if args.exclude:
+        kw["exclude"] = tuple(args.exclude)
+    args.config_file = cfg_path
     include = list(args.include) + list(kw.pop("include", ()))
     fmt = args.format
     out = args.output
@@ -181,6 +197,7 @@ def execute(args) -> int:
     from racesl.records import RecordWriter, to_record
     from racesl.rewards.libraries import write_sidecar
     from racesl.search.config import ConfigError
+    from racesl.search.subsets import choose
     from racesl.text import plural
 
     err = stderr_console()
@@ -225,6 +242,10 @@ def execute(args) -> int:
     lib = Library(checked)
     if not lib.envs:
         return fail("no environments found")
+    try:  # unknown names in envs, exclude and [weights]: one located line, before any work
+        choose(lib.envs, cfg, lib.envs)
+    except ConfigError as e:
+        return fail(str(_choice_error(e, args)))
     wrong = _wrong_examples(lib, args.untrusted, cfg.filters.wall)  # prompts show them: check's E604
     if wrong:
         import attrs
@@ -273,7 +294,8 @@ def execute(args) -> int:
         # temporary file as batches merge, and an interrupted compile leaves nothing half-written
         with written_together():
             atomic_write(out, lambda tmp: compile_into(tmp, progress))
-            write_sidecar(lib, out + ".library.json")
+            write_sidecar(lib, out + ".library.json",
+                          {"environments": summary.environments} if summary.environments else None)
 
     try:
         if args.quiet:
@@ -283,6 +305,8 @@ def execute(args) -> int:
                           console=err, transient=True) as prog:
                 bar = prog.add_task("tasks", total=expected)
                 write_all(lambda done, total: prog.update(bar, completed=done))
+    except ConfigError as e:  # envs = N beyond the environments the search can use: nothing written
+        return fail(str(_choice_error(e, args)))
     except RuntimeError as e:  # Ray unreachable, a worker that failed: said in a line, nothing written
         from racesl.compile.ray import RayMissing
 
@@ -325,6 +349,26 @@ def execute(args) -> int:
         err.print(f"[yellow]warning:[/] only {summary.tasks} of {plural(expected, 'task')} could be made "
                   "from this library" + _short_blocks(summary, cfg.block))
     return _audit_exit(report, args, err)
+
+
+def _choice_error(e, args):
+    """An error of the environment settings, located: `--envs` or `--exclude` when the command
+    line gave the setting, else races.toml:LINE; a file of names' own errors say FILE:N already."""
+    from racesl.search.config import locate
+
+    flag = {"envs": "--envs", "exclude": "--exclude"}.get(e.key) if e.section == "compile" else None
+    if flag and getattr(args, e.key, None):
+        from racesl.search.config import ConfigError
+
+        return ConfigError(f"{flag}: {e.message.removeprefix(f'[compile] {e.key}: ')}", e.section, e.key)
+    path = getattr(args, "config_file", None)
+    if path is not None and e.section is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        return locate(e, path, text)
+    return e
 
 
 def _audit_exit(report, args, err) -> int:

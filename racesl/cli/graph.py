@@ -6,6 +6,10 @@ environments the environment graph has thousands of edges and no one can read it
 `--by env` draws it only on request, and `--around` / `--module` draw readable parts of it.
 JSON is the data (every environment and edge; `--by type` the shape view's); HTML lists
 the environments with links to their neighbours and filters by module and tag.
+
+Every view leaves out the guarded edges that never passed in `racesc check`'s sampling
+(racesl.passing: check's record is reused, or the same sampling runs here); the JSON lists
+them under "never_passed". `--samples 0` keeps them.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--around", metavar="ENV", help="only this environment's neighbourhood")
     p.add_argument("--depth", type=count(1, 10), default=1, help="with --around: how many edges out (default 1)")
     p.add_argument("--module", metavar="M", help="only this module's environments (others as one node each)")
+    p.add_argument("--samples", type=count(0), default=50, metavar="N",
+                   help="leave out the guarded edges that never passed in check's sampling of N inputs per "
+                        "environment (default 50, as `racesc check`; its record is reused; 0: keep them)")
+    p.add_argument("--seed", type=int, default=0, help="the sampling's seed (default 0, as `racesc check`)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
 
@@ -66,6 +74,15 @@ def execute(args) -> int:
         return 1
     show_notes(checked)
     graph, _ = build_graph(checked.envs(), args.solver is not False)
+    drawing = args.format in ("dot", "svg")
+    by = args.by or ("type" if drawing else "env")
+    # the by-type views (and a module's drawing) show no edge between environments
+    edges_shown = args.format == "html" or bool(args.around) or not (by == "type" or (drawing and args.module))
+    if args.samples and edges_shown:
+        from racesl.library import Library
+        from racesl.passing import sample_marks
+
+        graph = graph.composing(sample_marks(Library(checked), graph, args.samples, args.seed))
     keep, focus = None, None
     if args.around:
         focus = _find(graph, args.around)
@@ -77,8 +94,6 @@ def execute(args) -> int:
     if args.module and args.module not in {e.module for e in graph.envs.values()}:
         close = suggest(args.module, sorted({e.module for e in graph.envs.values()}))
         return fail(f"no module '{args.module}'" + (f"; did you mean '{close}'?" if close else ""))
-    drawing = args.format in ("dot", "svg")
-    by = args.by or ("type" if drawing else "env")
     wanted = keep if keep is not None else (  # the environments a listing keeps (None: all)
         {q for q, e in graph.envs.items() if e.module == args.module} if args.module else None)
 

@@ -21,6 +21,7 @@ COMMANDS = {
     "lsp": ("racesl.cli.lsp", "serve the language server over stdio"),
     "train": ("racesl.cli.train", "GRPO training on compiled or streamed tasks"),
     "eval": ("racesl.cli.eval", "evaluate a model on task records"),
+    "split": ("racesl.cli.split", "check that two task files are the parts of one held-out split"),
 }
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from racesl.cli.common import add_include, count, fail
 from racesl.check.model import declared_param
-from racesl.text import article, plural
+from racesl.text import plural
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--setting", action="append", default=[], metavar="NAME=LIT")
     add_include(p)
     p.add_argument("--seed", type=int, default=0, help="seed for settings not given")
-    p.add_argument("--fuel", type=_budget, default=400, help="step budget per execution (default 400)")
+    p.add_argument("--fuel", type=_budget, default=400,
+                   help="step budget per execution (default 400; an environment's @fuel(N) raises it to N)")
     p.add_argument("--wall", type=float, default=2.0, help="wall-clock limit per execution in seconds")
     p.add_argument("--untrusted", action="store_true", help="run in a worker process with resource limits")
 
@@ -54,6 +55,10 @@ def execute(args) -> int:
     if env is None:
         names = ", ".join(e.name for e in checked.envs(only_roots=True)) or "none"
         return fail(f"no environment '{args.env}' in {args.file} (environments: {names})")
+    if env.source and not env.node.body:  # (racesl.check.generators)
+        return fail(f"'{env.name}' is a generator environment: its answer is drawn with its input by "
+                    f"@generate({env.generate.split('__')[-1]}), not computed from one; `racesc check` draws and "
+                    "checks its pairs, `racesc compile` starts tasks with it")
 
     runner = lib.run
     pool = None
@@ -73,7 +78,7 @@ def execute(args) -> int:
 
 
 def _run_all(args, lib, env, runner, pool) -> int:
-    from racesl.runtime.contract import canonical, parse_literal
+    from racesl.runtime.contract import canonical, not_a_member, parse_literal
     from racesl.sample.default import NoSample
     from racesl.sample.seeding import item_rng
 
@@ -96,8 +101,8 @@ def _run_all(args, lib, env, runner, pool) -> int:
             lib.last_cut = None
             why = lib.conforms(given[s.name], s.type)
             if why:
-                return fail(f"setting {s.name}={canonical(given[s.name])} is not "
-                            f"{article(declared_param(env, s.name, s.type))}: {why}{_cut(lib)}")
+                return fail(f"setting {s.name}: " + not_a_member(
+                    given[s.name], s.type, declared_param(env, s.name, s.type), why, lib.last_cut, _where(env, s.name)))
             settings.append(given[s.name])
         else:
             try:
@@ -130,8 +135,9 @@ def _run_all(args, lib, env, runner, pool) -> int:
         lib.last_cut = None
         why = lib.conforms(x, env.input)
         if why is not None:
-            print(f"racesc: input {k}: not {article(declared_param(env, env.input_name, env.input))}: "
-                  f"{why}{_cut(lib)}", file=sys.stderr)
+            declared = declared_param(env, env.input_name, env.input)
+            why = not_a_member(x, env.input, declared, why, lib.last_cut, _where(env, env.input_name))
+            print(f"racesc: input {k}: {why}", file=sys.stderr)
             print("!input", flush=True)
             continue
         r = runner(env, x, tuple(settings), fuel=args.fuel, wall=args.wall)
@@ -139,18 +145,15 @@ def _run_all(args, lib, env, runner, pool) -> int:
             print(canonical(r.value), flush=True)
         else:
             line_no = _failure_line(lib, pool, env, x, tuple(settings), r, args)
-            print(f"racesc: input {k}: {_explain(r, line_no, args, lib)}", file=sys.stderr)
+            print(f"racesc: input {k}: {_explain(r, line_no, args, lib, env)}", file=sys.stderr)
             print(f"!{r.status}", flush=True)
     return 0
 
 
-def _cut(lib) -> str:
-    """` (checking `P` was stopped: timeout)` when the last refinement check did not run to
-    an answer (it then counts as false), else ""."""
-    if lib.last_cut is None:
-        return ""
-    text, status = lib.last_cut
-    return f" (checking `{text}` was stopped: {status}, which counts as false)"
+def _where(env, name: str) -> str:
+    """The refinement a parameter's annotation writes in place (`where ...`), or ""."""
+    te = next((p.annotation for p in env.node.params if p.name == name), None)
+    return getattr(te, "where_text", "") or ""
 
 
 def _setting_type(env, name: str):
@@ -192,9 +195,10 @@ def _failure_line(lib, pool, env, x, settings: tuple, r, args) -> int | None:
     return out.line if out.status == r.status else None
 
 
-def _explain(r, line: int | None, args, lib) -> str:
-    """A dropped run in words (not the runtime's exception class names)."""
-    from racesl.runtime.limits import MAX_DEPTH
+def _explain(r, line: int | None, args, lib, env=None) -> str:
+    """A dropped run in words (not the runtime's exception class names); the budget and
+    wall limit named are those the run had (an environment's @fuel raises both)."""
+    from racesl.runtime.limits import FUEL_CAP, MAX_DEPTH
 
     detail = r.detail or ""
     kind, sep, msg = detail.partition(": ")
@@ -202,9 +206,14 @@ def _explain(r, line: int | None, args, lib) -> str:
         kind, msg = detail, ""
     at = f" at line {line}" if line else ""
     if r.status == "fuel":
-        return f"used up its budget of {plural(args.fuel, 'step')}{at}; raise --fuel"
+        fuel = lib.limits(env.pyname, args.fuel, args.wall)[0] if env is not None else args.fuel
+        if fuel > args.fuel:
+            return (f"used up its budget of {plural(fuel, 'step')} (its @fuel){at}; raise the @fuel "
+                    f"(at most {FUEL_CAP:,}) or make the body cheaper")
+        return f"used up its budget of {plural(fuel, 'step')}{at}; raise --fuel"
     if r.status == "timeout":
-        return f"ran past the wall-clock limit of {args.wall:g} s; raise --wall"
+        wall = lib.limits(env.pyname, args.fuel, args.wall)[1] if env is not None else args.wall
+        return f"ran past the wall-clock limit of {wall:g} s; raise --wall"
     if r.status == "assert":
         return f"assertion failed: {msg}{at}" if msg else f"assertion failed{at}"
     if r.status == "recursion":

@@ -14,6 +14,10 @@ from racesl.search.config import OPERATORS
 from racesl.text import plural
 from racesl.types import types as T
 
+# the signature graph's counts the summaries show; "never_passed": guarded edges that never
+# passed in check's sampling (racesl.passing), not counted as guarded
+GRAPH_COUNTS = ("proved", "guarded", "dropped", "never_passed", "isolated")
+
 
 def plain(obj):
     """`obj` with NaN and infinities as None, tuples as lists: what strict JSON can hold."""
@@ -60,17 +64,30 @@ def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, aud
         "by_operator": {op: n for op, n in s.by_operator.items() if n},
         "by_size": by_size,
         "dropped": {name: n for name, n in s.rejections.items() if n},
-        "graph": {"environments": len(lib.envs), **{k: s.edges[k] for k in ("proved", "guarded", "dropped", "isolated")
-                                                     if k in s.edges}},
+        "graph": {"environments": len(lib.envs), **{k: s.edges[k] for k in GRAPH_COUNTS if k in s.edges}},
         "solver": ({"on": True, "pruned": len(sv["pruned"]), "queries": sv["queries"],
                     "seconds": round(sv["seconds"], 3)} if sv.get("on") else {"on": False}),
         "usage": {q: s.usage[q] for q in lib.envs},
         "usage_by_shape": {shape: {"environments": n, "uses": uses}
                            for shape, (n, uses) in shape_usage(s, lib).items()},
         "never_used": s.unused,  # environment → why
+        "environments": s.environments or None,  # envs, exclude, [weights] and the chosen set, when given
         "audit": None if audit is None else {**{k: v for k, v in audit.to_json().items() if k != "cells"},
                                              "records": audited},
     }
+
+
+def environments_line(env: dict, total: int) -> str:
+    """One line on the environment settings: how many were chosen, by what, with which weights."""
+    how = []
+    if "envs" in env:
+        how.append(f"envs = {env['envs']}")
+    if env.get("exclude"):
+        how.append("exclude " + ", ".join(env["exclude"]))
+    weights = env.get("effective_weights") or {}
+    if env.get("weights"):
+        how.append(f"{plural(len(weights), 'environment')} weighted")
+    return f"environments: {len(env['chosen'])} of {total} used ({'; '.join(how)})"
 
 
 def shape_usage(s, lib) -> dict[str, tuple[int, int]]:
@@ -98,6 +115,8 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
         if s.by_operator[op]:
             t.add_row(op, *[str(s.by_size[(op, z)] or "") for z in sizes], str(s.by_operator[op]))
     console.print(t)
+    if s.environments:
+        console.print(environments_line(s.environments, len(lib.envs)), highlight=False)
     r = Table(title="expansions dropped, by filter")
     r.add_column("filter")
     r.add_column("dropped", justify="right")
@@ -108,9 +127,9 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     g.add_column("what")
     g.add_column("count", justify="right")
     g.add_row("environments", str(len(lib.envs)))
-    for k in ("proved", "guarded", "dropped", "isolated"):
+    for k in GRAPH_COUNTS:
         if k in e:
-            g.add_row(f"{k} edges" if k != "isolated" else "isolated environments", str(e[k]))
+            g.add_row(f"{k.replace('_', ' ')} edges" if k != "isolated" else "isolated environments", str(e[k]))
     sv = s.solver
     if sv.get("on"):
         g.add_row("pruned environments", str(len(sv["pruned"])))

@@ -60,6 +60,7 @@ class Summary:
     blocks: tuple[int, int] = (0, 0)  # the blocks built: first, last + 1
     requested: int = 0  # the tasks those blocks were to hold
     short: list = attrs.Factory(list)  # blocks the library could not fill
+    environments: dict = attrs.Factory(dict)  # envs, exclude, [weights] and the chosen set, when given
 
 
 def blocks_of(cfg: CompileConfig) -> int:
@@ -170,8 +171,11 @@ def compile_stream(lib, cfg: CompileConfig, emit: Callable[[int, Task], None], w
     children0 = sum(os.times()[2:4])
     blocks = range(blocks_of(cfg)) if blocks is None else blocks
     gen = Generator(lib, cfg, sandbox=sandbox)
-    summary = Summary(workers=workers, edges=gen.graph.counts(), blocks=(blocks.start, blocks.stop),
-                      requested=sum(block_target(cfg, b) for b in blocks))
+    from racesl.passing import recorded_counts
+
+    summary = Summary(workers=workers, edges=recorded_counts(lib, gen.graph), blocks=(blocks.start, blocks.stop),
+                      requested=sum(block_target(cfg, b) for b in blocks),
+                      environments=gen.choice.to_json() if gen.choice.active else {})
     if gen.solver is not None:
         st = gen.solver.stats()
         summary.solver = {"on": True, "seconds": gen.solver_seconds, "queries": st["queries"],
@@ -199,7 +203,7 @@ def compile_stream(lib, cfg: CompileConfig, emit: Callable[[int, Task], None], w
         clean = True
         summary.dropped = builders.dropped()
         summary.unused = unused_reasons(lib, cfg, gen.graph, summary.usage, gen.pruned, summary.dropped,
-                                        ex.runner.run if ex.runner is not None else None)
+                                        ex.runner.run if ex.runner is not None else None, gen.choice.left_out)
     finally:
         ex.close_sandbox()
         builders.close(clean)

@@ -16,7 +16,8 @@ from racesl.operators.build import Builder
 from racesl.records import Task
 from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig
-from racesl.search.engine import Search
+from racesl.search.engine import Search, usable_names
+from racesl.search.subsets import choose
 
 CHUNK = 8  # indices a forked worker claims at a time
 
@@ -45,7 +46,10 @@ class Generator:
             self.solver.cached.save()
         # the whole solver-backed part: classification, pruning, cache reads and writes
         self.solver_seconds = time.perf_counter() - t0 if self.solver is not None else 0.0
-        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned), sandbox=sandbox)
+        # envs, exclude and [weights]: which environments, and how often (racesl.search.subsets)
+        self.choice = choose(lib.envs, cfg, usable_names(lib.envs, cfg, self.pruned))
+        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned) | set(self.choice.left_out),
+                             sandbox=sandbox, weights=self.choice.weights)
         self.builder = Builder(self.search, cfg.templates)
         self.ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
 
@@ -57,7 +61,7 @@ class Generator:
         rng = task_rng(self.cfg.seed, block, i)
         name, lo, hi = self.ops[rng.randrange(len(self.ops))]
         stats: Counter = Counter()
-        if name != "parallel":  # chains shorter than min_path are degenerate
+        if name not in ("parallel", "individual"):  # chains shorter than min_path are degenerate
             lo = max(lo, self.cfg.filters.min_path)
             if lo > hi:
                 stats["min_path"] += 1

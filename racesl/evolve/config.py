@@ -3,7 +3,7 @@
     [pool]       dir, seeds = ["stdlib"], max_age (steps; 0 = never), seed_floor = 0.2
     [generator]  model (a folder) | endpoint (an OpenAI-compatible …/v1), served_model, system,
                  temperature, max_tokens, candidates_per_step, steps, seed, timeout, retries,
-                 max_reply_bytes, model_gates
+                 max_reply_bytes, model_gates, constrained, grammar_field
     [admit]      racesl.admit.context.AdmitConfig fields (the gates' settings)
     [reward]     calibration_weight, novelty_weight, uncalibrated, generator_weight,
                  and [reward.penalty]: gate → the reward of a candidate it rejected
@@ -33,6 +33,7 @@ from racesl.search.config import (
     locate,
     maybe_text,
     number,
+    one_of,
     read_toml,
     show,
     texts,
@@ -51,6 +52,11 @@ REWARD_GATES = (EXTRACT, *GATES)
 DEFAULT_PENALTY = {"extract": -1.0, "parse": -1.0, "check": -0.9, "sample": -0.8, "determinism": -0.7,
                    "nontrivial": -0.6, "composes": -0.5, "contract": -0.4, "novelty": -0.2, "review": -0.15,
                    "calibration": -0.1}
+
+
+def _maybe_flag(_inst, attribute, value) -> None:
+    if value is not None:
+        flag(_inst, attribute, value)
 
 
 @attrs.frozen
@@ -82,6 +88,12 @@ class GeneratorSettings:
     # the model gates (review, calibration) ask the generator's backend too (EvoEnv: one
     # policy in both roles); false runs the model-free gates only
     model_gates: bool = attrs.field(default=True, validator=flag)
+    # decode under the generation grammar (racesl.evolve.grammar): true, false, or unset = on
+    # where the backend can (a local model with llguidance installed; any endpoint)
+    constrained: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    # how an endpoint is sent the grammar: vLLM >= 0.12 "structured_outputs", older "guided_grammar"
+    grammar_field: str = attrs.field(default="structured_outputs",
+                                     validator=one_of("structured_outputs", "guided_grammar"))
 
 
 def check_penalty(given: dict) -> None:

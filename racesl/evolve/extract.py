@@ -68,3 +68,43 @@ def parse_completion(completion: str, max_chars: int = MAX_CHARS) -> Extracted:
 def extract_module(completion: str) -> str | None:
     """The module's text, or None: the `extract(text)` hook of racesl.evolve.grpo."""
     return parse_completion(completion).text
+
+
+def module_text(completion: str, constrained: bool) -> Extracted:
+    """What the gates judge: a constrained completion is the module itself (its grammar has no
+    fence), cut back to a complete prefix when it ran out of tokens (`close_prefix`); any other
+    completion goes through `parse_completion`."""
+    if not constrained or "```" in (completion or ""):  # a server that ignored the grammar: fenced text
+        return parse_completion(completion)
+    text = completion or ""
+    if not text.strip():
+        return Extracted(None, "the constrained completion is empty: it ran out of tokens before its first complete "
+                               "item (raise max_tokens)", "")
+    if len(text) > MAX_CHARS:
+        return Extracted(None, f"the module has {len(text):,} characters, over the {MAX_CHARS:,} allowed", "")
+    text, _ = close_prefix(text)
+    if not text.strip():
+        return Extracted(None, "the constrained completion has no complete item: it ran out of tokens "
+                               "(raise max_tokens)", "")
+    return Extracted(text, None, "")
+
+
+def close_prefix(text: str, max_tries: int = 400) -> tuple[str, int]:
+    """`text` when it parses, else its longest prefix of whole lines that does (and the number of
+    lines dropped). A constrained completion cut at max_tokens by a server is a prefix of a
+    sentence of the grammar; its last complete statement or item is where the grammar could have
+    ended it, so this is the honest module to judge (the in-process decoder cuts there itself)."""
+    from racesl.diagnostics import has_errors
+    from racesl.syntax.parser import parse_module
+
+    def ok(t: str) -> bool:
+        return not has_errors(parse_module(t if t.endswith("\n") else t + "\n")[1])
+
+    if ok(text):
+        return text, 0
+    lines = text.splitlines(keepends=True)
+    for k in range(len(lines) - 1, max(0, len(lines) - 1 - max_tries), -1):
+        head = "".join(lines[:k])
+        if head.strip() and ok(head):
+            return head, len(lines) - k
+    return "", len(lines)

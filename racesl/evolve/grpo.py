@@ -288,14 +288,49 @@ def two_role_trainer_class():
 
     class TwoRoleTrainer(GRPOTrainer):
         generator_weight = GENERATOR_WEIGHT
+        # (step, slot) → the generation grammar of that generator row, or None: free generation
+        generator_grammar: Callable[[int, int], str] | None = None
+        _row_grammars: list | None = None
 
         def _generate_and_score_completions(self, inputs):
-            out = super()._generate_and_score_completions(inputs)
+            if self.generator_grammar is not None:
+                self._row_grammars = [self.generator_grammar(int(x["gen_step"]), int(x["gen_slot"]))
+                                      if x.get("role") == GENERATOR else None for x in inputs]
+            try:
+                out = super()._generate_and_score_completions(inputs)
+            finally:
+                self._row_grammars = None
             adv = out["advantages"]
             w = torch.tensor(role_weights([x.get("role", SOLVER) for x in inputs], self.generator_weight),
                              dtype=adv.dtype, device=adv.device)
             out["advantages"] = adv * w
             return out
+
+        def _generate_single_turn(self, prompt_ids, *args, **kwargs):
+            """TRL's transformers generation, with the generator rows masked by their grammar
+            (racesl.generation.constrained.GrammarMask) through the model's `generate`."""
+            grammars = self._row_grammars
+            if not grammars or not any(grammars) or len(grammars) != len(prompt_ids):
+                return super()._generate_single_turn(prompt_ids, *args, **kwargs)
+            from transformers import LogitsProcessorList
+
+            from racesl.generation.constrained import GrammarMask
+
+            model = self.accelerator.unwrap_model(self.model_wrapped)
+            inner = model.generate
+            tok = self.processing_class
+            vocab = model.get_output_embeddings().weight.shape[0]
+
+            def generate(*a, **k):
+                mask = GrammarMask(tok, grammars, vocab, list(self.eos_token_ids))
+                k["logits_processor"] = LogitsProcessorList([mask, *(k.get("logits_processor") or [])])
+                return inner(*a, **k)
+
+            model.generate = generate  # an instance attribute: shadows the class's method for this call
+            try:
+                return super()._generate_single_turn(prompt_ids, *args, **kwargs)
+            finally:
+                del model.generate
 
     return TwoRoleTrainer
 
@@ -337,10 +372,13 @@ def train_config(cfg, overrides=()):
 def build(tcfg, *, generator_prompt: Callable[[int, int], Any], library: Callable[[], Any], admit: Callable,
           reward: Callable, extract: Callable[[str], str | None] = extract_module, on_admitted: Callable | None = None,
           generators: int = 1, generator_weight: float = GENERATOR_WEIGHT, model: str | None = None,
-          output_dir: str | None = None, max_steps: int | None = None, context=None) -> Built:
+          output_dir: str | None = None, max_steps: int | None = None, context=None,
+          constrained: bool | None = False) -> Built:
     """The two-role GRPO trainer from a TrainConfig (model, [grpo], launch) and the evolve
     pieces: the generator prompt for (step, slot), the pool's current Library, the gates
-    (`admit(text, file)`), the generator reward (`reward(verdict, scores)`)."""
+    (`admit(text, file)`), the generator reward (`reward(verdict, scores)`). `constrained`:
+    sample the generator rows under the generation grammar (None: when llguidance is installed
+    and generation is not by vLLM; True where impossible is a TrainError)."""
     from racesl.train import stream as S
     from racesl.train.trainer import TrainError, check_vllm, grpo_config, load_tokenizer, world_size
 
@@ -372,6 +410,13 @@ def build(tcfg, *, generator_prompt: Callable[[int, int], Any], library: Callabl
             on_admitted(outcome, step)
         source.pool_changed()
 
+    use_grammar = _use_grammar(constrained, bool(getattr(args, "use_vllm", False)))
+    if use_grammar:
+        from racesl.evolve.extract import module_text
+
+        def extract(text, _plain=extract):  # noqa: F811 - the completion is the module itself
+            return module_text(text, True).text
+
     solver = SolverReward()
     generator = GeneratorReward(admit, reward, extract=extract, on_admitted=admitted, log_path=log_path)
     cls = two_role_trainer_class()
@@ -381,12 +426,29 @@ def build(tcfg, *, generator_prompt: Callable[[int, int], Any], library: Callabl
     except OSError as e:
         raise TrainError(f"cannot load the model from {model_path}: {e}") from None
     trainer.generator_weight = float(generator_weight)
+    if use_grammar:
+        from racesl.evolve.grammar import generation_grammar
+        from racesl.evolve.prompt import module_name
+
+        trainer.generator_grammar = lambda step, slot: generation_grammar(module_name(step, slot))
     out.mkdir(parents=True, exist_ok=True)
     from racesl.atomic import atomic_write
 
     # one file per run, written under the output policy (a FIFO or a folder there is refused)
     atomic_write(log_path, lambda tmp: Path(tmp).write_text("", encoding="utf-8"))
     return Built(trainer, source, solver, generator, tokenizer, args, context)
+
+
+def _use_grammar(constrained: bool | None, vllm: bool) -> bool:
+    """Whether the generator rows decode under the grammar (see `build`)."""
+    from racesl.generation.constrained import INSTALL, available
+    from racesl.train.trainer import TrainError
+
+    why = ("TRL's vLLM generation takes a regex, not a grammar: set [generator] constrained = false, or generate "
+           "with transformers" if vllm else None) or (None if available() else f"it needs llguidance: {INSTALL}")
+    if constrained and why:
+        raise TrainError(f"[generator] constrained = true, but {why}")
+    return bool(constrained if constrained is not None else why is None)
 
 
 def funnel_callback(generator: GeneratorReward, source: RoleSource):
@@ -581,7 +643,7 @@ def train_evolve(cfg, args, *, context=None, hooks=None, echo=print) -> int:
                       on_admitted=on_admitted, generators=int(getattr(gen, "rows_per_batch", 1) or 1),
                       generator_weight=float(weight), model=getattr(args, "model", None),
                       output_dir=getattr(args, "output_dir", None), max_steps=getattr(args, "max_steps", None),
-                      context=ctx)
+                      context=ctx, constrained=getattr(gen, "constrained", None))
         if ctx.backend is None and not getattr(args, "no_model_gates", False):
             ctx.backend = PolicyBackend(built.trainer, built.tokenizer, tcfg.model.chat)
         summary = run(built, save=not getattr(args, "no_save", False))

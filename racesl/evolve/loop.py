@@ -23,7 +23,7 @@ import attrs
 
 from racesl.admit.gates import GATES
 from racesl.evolve.config import EXTRACT, EvolveConfig
-from racesl.evolve.extract import parse_completion
+from racesl.evolve.extract import module_text
 from racesl.evolve.prompt import Prompt, build_prompt
 from racesl.evolve.reward import generator_reward
 from racesl.sample.seeding import derive_seed
@@ -116,11 +116,28 @@ def open_generator(cfg: EvolveConfig):
     g = cfg.generator
     cfg.require_generator()
     if g.endpoint:
-        kw = {"timeout": g.timeout, "retries": g.retries, "max_reply_bytes": g.max_reply_bytes}
+        kw = {"timeout": g.timeout, "retries": g.retries, "max_reply_bytes": g.max_reply_bytes,
+              "grammar_field": g.grammar_field}
         if g.served_model:
             kw["served_model"] = g.served_model
-        return open_backend(None, g.endpoint, **kw)
-    return open_backend(g.model, None)
+        backend = open_backend(None, g.endpoint, **kw)
+    else:
+        backend = open_backend(g.model, None)
+    constrained(cfg, backend)  # a ValueError (one line) when asked for and not possible
+    return backend
+
+
+def constrained(cfg: EvolveConfig, backend) -> bool:
+    """Whether candidates are decoded under the generation grammar: `[generator] constrained`,
+    or, unset, whether the backend can. Asked for and impossible: a ValueError saying why."""
+    want = cfg.generator.constrained
+    can = bool(getattr(backend, "supports_grammar", False))
+    if want and not can:
+        from racesl.generation.constrained import INSTALL
+
+        raise ValueError(f"[generator] constrained = true, but {getattr(backend, 'name', 'this backend')} cannot "
+                         f"decode under a grammar: {INSTALL}, or set constrained = false")
+    return can if want is None else bool(want)
 
 
 class Evolver:
@@ -137,6 +154,7 @@ class Evolver:
         judge = backend if cfg.generator.model_gates else None
         self.ctx = Context(self.pool, cfg.admit, judge)
         self.name = getattr(backend, "name", type(backend).__name__)
+        self.constrained = constrained(cfg, backend)
 
     @property
     def log_path(self) -> Path:
@@ -145,14 +163,19 @@ class Evolver:
     def prompts(self, step: int) -> list[Prompt]:
         g = self.cfg.generator
         checked = self.ctx.pool_checked()
-        return [build_prompt(checked, g.seed, step, i, system=g.system) for i in range(g.candidates_per_step)]
+        return [build_prompt(checked, g.seed, step, i, system=g.system, constrained=self.constrained)
+                for i in range(g.candidates_per_step)]
 
     def requests(self, step: int, prompts: list[Prompt]) -> list:
         from racesl.generation import Request
 
+        from racesl.evolve.grammar import generation_grammar
+
         g = self.cfg.generator
         return [Request(prompt=p.text, system=p.system, temperature=g.temperature, seed=request_seed(g.seed, step, i),
-                        max_tokens=g.max_tokens, n=1) for i, p in enumerate(prompts)]
+                        max_tokens=g.max_tokens, n=1,
+                        grammar=generation_grammar(p.module) if self.constrained else None)
+                for i, p in enumerate(prompts)]
 
     def generate(self, requests: list) -> list:
         """The backend's replies, one per request; a backend that raises or answers short
@@ -181,7 +204,7 @@ class Evolver:
 
         t0 = time.perf_counter()
         w = self.cfg.reward
-        ex = parse_completion(completion)
+        ex = module_text(completion, self.constrained)
         if ex.text is None:
             return Row(step, i, EXTRACT, ex.reason or "", generator_reward(EXTRACT, {}, w), None, prompt.shape,
                        prompt.seeds, time.perf_counter() - t0)

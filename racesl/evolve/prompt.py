@@ -7,6 +7,12 @@ A shape with few producers or few consumers is where a new environment adds the 
 composition edges, so the prompt asks for one around such a shape and shows 2–3 pool
 environments next to it as examples. Every choice comes from
 item_rng(seed, "evolve", step, i): the same pool, seed, step and index give the same text.
+
+Each example is shown as a complete module (`module` line, the imports and type declarations
+and helpers it uses, then the environment): the shape a candidate must have, which a small model
+copies far better than a bare definition (benchmarks/bench_constrained.py measures both prompts;
+`style="envs"` is the earlier one). Under a grammar (`constrained`) the reply is the module's text
+alone, starting with its `module` line; otherwise one ```races block.
 """
 
 from __future__ import annotations
@@ -26,6 +32,10 @@ SNIPPET_CHARS = 1800  # an example's helpers are left out when it would be longe
 SKIP_SHAPES = ("Bool",)
 SYSTEM = ("You write new environments in the .races language: small, pure, typed functions whose output "
           "can be checked exactly. Reply with one ```races block holding the whole module.")
+SYSTEM_CONSTRAINED = ("You write new environments in the .races language: small, pure, typed functions whose "
+                      "output can be checked exactly. Reply with the module's text only, starting with its "
+                      "`module` line.")
+STYLES = ("modules", "envs")
 
 
 @attrs.frozen
@@ -90,6 +100,24 @@ def env_source(checked, env) -> str:
     return "\n\n".join(p.rstrip() for p in parts)
 
 
+def module_source(checked, env) -> str:
+    """The environment as a complete module: its module's `module` line, the imports its text
+    uses, then env_source (type declarations, helpers, the environment)."""
+    from racesl.syntax import ast as A
+
+    cm = checked.modules[env.module]
+    body = env_source(checked, env)
+    used = _words(body)
+    head = [f"module {env.module}"]
+    for it in cm.ast.items:
+        if isinstance(it, A.FromImport) and any(n.name in used for n in it.names):
+            names = ", ".join(n.name for n in it.names if n.name in used)
+            head.append(f"from {it.module} import {names}")
+        elif isinstance(it, A.Import) and it.module.split(".")[0] in used:
+            head.append(f"import {it.module}")
+    return "\n".join(head) + "\n\n" + body
+
+
 def _direction(s: Shape) -> str:
     if len(s.producers) < len(s.consumers):
         return "return"
@@ -111,8 +139,12 @@ def module_name(step: int, i: int) -> str:
     return f"evo_s{step}_c{i}"
 
 
-def build_prompt(checked, seed: int, step: int, i: int, *, system: str | None = None) -> Prompt:
-    """The prompt for candidate `i` of `step` over the pool `checked` (racesl.check.Checked)."""
+def build_prompt(checked, seed: int, step: int, i: int, *, system: str | None = None, constrained: bool = False,
+                 style: str = "modules") -> Prompt:
+    """The prompt for candidate `i` of `step` over the pool `checked` (racesl.check.Checked);
+    `constrained`: the reply is decoded under the generation grammar (no fence)."""
+    if style not in STYLES:
+        raise ValueError(f"style is one of {STYLES}, not {style!r}")
     envs = sorted(checked.envs(), key=lambda e: e.qualname)
     if not envs:
         raise ValueError("the pool has no environments to show the generator")
@@ -129,16 +161,24 @@ def build_prompt(checked, seed: int, step: int, i: int, *, system: str | None = 
     examples = []
     for q in chosen:
         e = by_name[q]
-        examples.append(f"# {q}: {e.signature()}  (module {e.module})\n```races\n{env_source(checked, e)}\n```")
+        if style == "modules":
+            examples.append(f"# {q}: {e.signature()}\n```races\n{module_source(checked, e)}\n```")
+        else:
+            examples.append(f"# {q}: {e.signature()}  (module {e.module})\n```races\n{env_source(checked, e)}\n```")
     direction = _direction(target)
     name = module_name(step, i)
+    reply = (f"Reply with the module's text only, starting with `module {name}`." if constrained
+             else "Reply with one ```races block.")
     task = (f"Write one new module `{name}` (start it with `module {name}`) with 1–3 environments that "
             f"{direction} {target.name}. The pool has {len(target.producers)} environment(s) returning "
             f"{target.name} and {len(target.consumers)} taking it; yours must compute something none of the "
-            f"examples computes, not a renamed copy.{_import_hint(target.name)} Reply with one ```races block.")
-    text = ("Here is the .races language in brief.\n\n" + EXCERPT + "\nSome environments already in the pool:\n\n"
+            f"examples computes, not a renamed copy.{_import_hint(target.name)} {reply}")
+    shown = ("Some modules already in the pool, each complete:" if style == "modules"
+             else "Some environments already in the pool:")
+    text = ("Here is the .races language in brief.\n\n" + EXCERPT + "\n" + shown + "\n\n"
             + "\n\n".join(examples) + "\n\n" + task + "\n")
-    return Prompt(text, system if system is not None else SYSTEM, name, target.name, direction, tuple(chosen))
+    default = SYSTEM_CONSTRAINED if constrained else SYSTEM
+    return Prompt(text, system if system is not None else default, name, target.name, direction, tuple(chosen))
 
 
 _CHECKED: dict = {}  # the last pool generator_prompt checked: (path, mtime) pairs → Checked
@@ -160,4 +200,9 @@ def generator_prompt(pool, gen_cfg, step: int, slot: int) -> str:
     racesl.pool.Pool, checked once while its files stay the same), seeded by `gen_cfg.seed`:
     the `prompt(step, slot)` hook of racesl.evolve.grpo."""
     checked = pool.pool_checked() if hasattr(pool, "pool_checked") else _pool_checked(pool)
-    return build_prompt(checked, int(getattr(gen_cfg, "seed", 0) or 0), step, slot).text
+    want = getattr(gen_cfg, "constrained", False)
+    if want is None:  # unset: on where llguidance is installed (racesl.evolve.grpo decides the same way)
+        from racesl.generation.constrained import available
+
+        want = available()
+    return build_prompt(checked, int(getattr(gen_cfg, "seed", 0) or 0), step, slot, constrained=bool(want)).text

@@ -36,6 +36,9 @@ class Request:
     seed: int = 0
     max_tokens: int = field(default=256, validator=_at_least(1))
     n: int = field(default=1, validator=_at_least(1))
+    # a grammar in llguidance's Lark dialect the reply must follow (racesl.evolve.grammar), or
+    # None; a backend that cannot constrain answers such a request with an error reply
+    grammar: str | None = None
 
 
 @frozen

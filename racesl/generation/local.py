@@ -31,6 +31,7 @@ class _Row:
     temperature: float
     seed: int
     max_tokens: int
+    grammar: str | None = None  # llguidance Lark text (racesl.generation.constrained), or None
 
 
 @define
@@ -38,6 +39,7 @@ class _Done:
     text: str = ""
     error: str | None = None
     seconds: float = 0.0
+    note: str | None = None  # e.g. a constrained row cut back at max_tokens
 
 
 def load(path: str, device: str = "cpu"):
@@ -94,7 +96,7 @@ def _sampler(rows: list[_Row]):
     return PerRowSampler() if sampled else None
 
 
-def _run_chunk(model, tok, rows: list[_Row], device: str) -> list[str]:
+def _run_chunk(model, tok, rows: list[_Row], device: str) -> list[tuple[str, str | None]]:
     import torch
     from transformers import LogitsProcessorList
 
@@ -103,15 +105,29 @@ def _run_chunk(model, tok, rows: list[_Row], device: str) -> list[str]:
         eos = tok.eos_token_id
     enc = tok.pad({"input_ids": [row.ids for row in rows]}, padding=True, return_tensors="pt").to(device)
     sampler = _sampler(rows)
+    mask = None
+    if any(row.grammar for row in rows):
+        from racesl.generation.constrained import GrammarMask
+
+        mask = GrammarMask(tok, [row.grammar for row in rows], model.get_output_embeddings().weight.shape[0], eos)
+    processors = [p for p in (mask, sampler) if p is not None]  # the mask first: the sampler draws from it
     kw = {"max_new_tokens": max(row.max_tokens for row in rows), "do_sample": False, "temperature": None,
           "top_p": None, "top_k": None, "pad_token_id": tok.pad_token_id, "eos_token_id": eos}
-    if sampler is not None:
-        kw["logits_processor"] = LogitsProcessorList([sampler])
+    if processors:
+        kw["logits_processor"] = LogitsProcessorList(processors)
     with torch.inference_mode():
         gen = model.generate(**enc, **kw)
     new = gen[:, enc["input_ids"].shape[1]:]
     # A row's first k tokens are what a budget of k would give: generation is causal.
-    return tok.batch_decode([new[r, :row.max_tokens] for r, row in enumerate(rows)], skip_special_tokens=True)
+    if mask is None:
+        texts = tok.batch_decode([new[r, :row.max_tokens] for r, row in enumerate(rows)], skip_special_tokens=True)
+        return [(t, None) for t in texts]
+    stops = set(eos if isinstance(eos, (list, tuple)) else [eos])
+    out = []
+    for r, row in enumerate(rows):
+        ids, note = mask.cut(r, new[r].tolist(), row.max_tokens, stops)
+        out.append((tok.decode(ids, skip_special_tokens=True), note))
+    return out
 
 
 def run_rows(model, tok, rows: list[_Row], *, device: str, batch_size: int,
@@ -138,8 +154,8 @@ def run_rows(model, tok, rows: list[_Row], *, device: str, batch_size: int,
                 out[part[0]] = _Done("", f"{type(exc).__name__}: {exc}", time.perf_counter() - began)
                 continue
             spent = time.perf_counter() - began
-            for i, text in zip(part, texts):
-                out[i] = _Done(text, None, spent)
+            for i, (text, note) in zip(part, texts):
+                out[i] = _Done(text, None, spent, note)
         done += len(chunk)
         if progress:
             progress(done)
@@ -156,6 +172,13 @@ class TransformersBackend:
         self.batch_size = batch_size
         self._model, self._tok = load(self.path, device)
 
+    @property
+    def supports_grammar(self) -> bool:
+        """Requests with a grammar are decoded under it when llguidance is installed."""
+        from racesl.generation.constrained import available
+
+        return available()
+
     def generate(self, requests: list[Request], *, progress: Callable[[int], None] | None = None) -> list[Reply]:
         """One reply per request, in order. `progress(k)` gets the number of samples done after each batch."""
         if self._model is None:
@@ -168,7 +191,7 @@ class TransformersBackend:
             except Exception as exc:  # noqa: BLE001 - e.g. a template that refuses a system message
                 replies[r] = failed(req, f"prompt: {type(exc).__name__}: {exc}")
                 continue
-            rows += [_Row(r, j, ids, req.temperature, req.seed, req.max_tokens) for j in range(req.n)]
+            rows += [_Row(r, j, ids, req.temperature, req.seed, req.max_tokens, req.grammar) for j in range(req.n)]
         results = run_rows(self._model, self._tok, rows, device=self.device, batch_size=self.batch_size,
                            progress=progress)
         per_req: dict[int, list[tuple[_Row, _Done]]] = {}
@@ -176,8 +199,9 @@ class TransformersBackend:
             per_req.setdefault(row.req, []).append((row, res))
         for r, pairs in per_req.items():
             errors = [res.error for _, res in pairs if res.error]
+            notes = [res.note for _, res in pairs if res.note]
             replies[r] = Reply(texts=tuple(res.text for _, res in pairs), status="error" if errors else "ok",
-                               detail=errors[0] if errors else None,
+                               detail=errors[0] if errors else (notes[0] if notes else None),
                                seconds=max(res.seconds for _, res in pairs))
         return replies  # type: ignore[return-value]
 

@@ -11,6 +11,12 @@ seconds from connecting to the reply's last byte (a watchdog closes the socket w
 so a server dripping a byte a second cannot stretch it), and a reply is cut off once it is
 over `max_reply_bytes` (counted while reading, chunked or not). JSON text escapes may carry
 lone surrogates; they stay in the text, and the admission's parse gate refuses them.
+
+A request with a grammar sends it as vLLM's structured-output parameter, `"structured_outputs":
+{"grammar": ...}` (vLLM >= 0.12; `grammar_field="guided_grammar"` sends the older top-level
+`guided_grammar`). The grammar is llguidance's Lark dialect: serve with `vllm serve MODEL
+--structured-outputs-config.backend guidance`. A server that ignores the parameter returns
+unconstrained text, which the gates then judge like any other.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ class _Failure(Exception):
         self.detail, self.retry, self.status = detail, retry, status
 
 
+GRAMMAR_FIELDS = ("structured_outputs", "guided_grammar")  # vLLM >= 0.12; before 0.12
 MAX_REPLY_BYTES = 16 << 20  # a chat reply of tens of thousands of tokens is a few hundred KB
 CHUNK = 65536
 
@@ -65,6 +72,11 @@ class _Deadline:
         self._timer.cancel()
 
 
+def grammar_body(grammar: str, field: str = "structured_outputs") -> dict:
+    """The request body's structured-output part for a grammar (vLLM's OpenAI-compatible server)."""
+    return {"structured_outputs": {"grammar": grammar}} if field == "structured_outputs" else {field: grammar}
+
+
 class OpenAIBackend:
     """Chat completions from `base_url` (ending in /v1).
 
@@ -77,7 +89,10 @@ class OpenAIBackend:
 
     def __init__(self, base_url: str, *, model: str | None = None, api_key: str | None = None,
                  timeout: float = 60.0, retries: int = 3, backoff: float = 0.5, concurrency: int = 4,
-                 max_reply_bytes: int = MAX_REPLY_BYTES):
+                 max_reply_bytes: int = MAX_REPLY_BYTES, grammar_field: str = "structured_outputs"):
+        if grammar_field not in GRAMMAR_FIELDS:
+            raise ValueError(f"grammar_field is one of {', '.join(GRAMMAR_FIELDS)}, not {grammar_field!r}")
+        self.grammar_field = grammar_field
         self.base_url = base_url.rstrip("/")
         self.name = f"openai:{self.base_url}"
         self.model = model
@@ -182,6 +197,8 @@ class OpenAIBackend:
         began = time.perf_counter()
         body = {"model": model, "messages": messages(request), "temperature": request.temperature,
                 "seed": request.seed, "max_tokens": request.max_tokens, "n": request.n}
+        if request.grammar:
+            body.update(grammar_body(request.grammar, self.grammar_field))
         try:
             reply = self._call("POST", "/chat/completions", body)
         except _Failure as exc:
@@ -192,6 +209,7 @@ class OpenAIBackend:
             return failed(request, "reply has no choices", seconds=seconds)
         texts = [""] * request.n
         problems = []
+        cut = sum(1 for c in choices if isinstance(c, dict) and c.get("finish_reason") == "length")
         for k, choice in enumerate(choices):
             index = choice.get("index", k) if isinstance(choice, dict) else k
             message = choice.get("message") if isinstance(choice, dict) else None
@@ -204,10 +222,13 @@ class OpenAIBackend:
                 texts[index] = content
         if len(choices) != request.n:
             problems.append(f"{len(choices)} choices for n={request.n}")
+        note = f"{cut} of {request.n} cut at max_tokens ({request.max_tokens})" if cut else None
         return Reply(texts=tuple(texts), status="error" if problems else "ok",
-                     detail="; ".join(problems) if problems else None, seconds=seconds)
+                     detail="; ".join(problems) if problems else note, seconds=seconds)
 
     # -- Backend --------------------------------------------------------------------------
+    supports_grammar = True  # sent as the structured-output parameter; the server decodes under it
+
     def generate(self, requests: list[Request]) -> list[Reply]:
         if self._closed:
             raise RuntimeError(f"{self.name} is closed")

@@ -6,6 +6,9 @@ edge's kind:
 - guarded: the two may overlap; each value is checked against B's input at run time;
 - (no edge): they cannot overlap.
 
+A guarded edge that never passed in `racesc check`'s sampling (racesl.passing) is left out
+of `composing(...)`, the graph the views and counts show; the search keeps the whole graph.
+
 Without a solver, an edge is proved only when B's input refinements are, position by
 position, among A's output refinements; everything else with equal shapes is guarded.
 A solver (`classify=`) can prove more edges and remove impossible ones.
@@ -77,10 +80,12 @@ class SignatureGraph:
         self.envs: dict[str, EnvSig] = {e.qualname: e for e in sorted(envs, key=lambda e: e.qualname)}
         g = nx.DiGraph()
         for q, e in self.envs.items():
-            g.add_node(q, module=e.module, input=str(e.input), output=str(e.output), terminal=e.terminal)
+            g.add_node(q, module=e.module, input=str(e.input), output=str(e.output), terminal=e.terminal,
+                       **({"source": True} if e.source else {}))
         by_input: dict[T.Type, list[EnvSig]] = {}
         for e in self.envs.values():
-            by_input.setdefault(T.erase(e.input), []).append(e)
+            if not e.source:  # a generator environment only starts chains: no edge enters it
+                by_input.setdefault(T.erase(e.input), []).append(e)
         self.dropped = 0  # same shape, but the solver showed no value can flow
         for a in self.envs.values():
             if a.terminal:
@@ -93,6 +98,22 @@ class SignatureGraph:
                 g.add_edge(a.qualname, b.qualname, kind=kind)
         self.g = g
         self._succ = {q: tuple((d, g.edges[q, d]["kind"]) for d in sorted(g.successors(q))) for q in self.envs}
+        self.never_passed: dict[tuple[str, str], str] = {}  # edges left out by `composing`
+
+    def composing(self, never_passed: dict[tuple[str, str], str]) -> "SignatureGraph":
+        """This graph without the guarded edges that never passed in check's sampling
+        (racesl.passing): what the views, hover and counts show. The search keeps using the
+        whole graph (other inputs may pass such an edge)."""
+        out = object.__new__(SignatureGraph)
+        out.__dict__.update(self.__dict__)
+        gone = {e: k for e, k in never_passed.items() if k == GUARDED and self.g.has_edge(*e)
+                and self.g.edges[e]["kind"] == GUARDED}
+        g = self.g.copy()
+        g.remove_edges_from(gone)
+        out.g = g
+        out.never_passed = {**self.never_passed, **gone}
+        out._succ = {q: tuple((d, k) for d, k in ds if (q, d) not in gone) for q, ds in self._succ.items()}
+        return out
 
     def successors(self, qualname: str) -> tuple[tuple[str, str], ...]:
         return self._succ[qualname]
@@ -108,6 +129,7 @@ class SignatureGraph:
         for _, _, d in self.g.edges(data=True):
             out[d["kind"]] += 1
         out["dropped"] = self.dropped
+        out["never_passed"] = len(self.never_passed)
         out["isolated"] = sum(1 for q in self.envs if self.g.degree(q) == 0)
         return out
 
@@ -116,7 +138,12 @@ class SignatureGraph:
     def to_json(self) -> str:
         nodes = [{"id": q, "module": e.module, "input": str(e.input), "output": str(e.output),
                   "input_shape": T.shape_name(e.input), "output_shape": T.shape_name(e.output),
-                  "settings": [s.name for s in e.settings], "tags": list(e.tags), "description": e.description}
+                  "settings": [s.name for s in e.settings], "tags": list(e.tags), "description": e.description,
+                  **({"source": True} if e.source else {})}
                  for q, e in self.envs.items()]
         edges = [{"source": e.src, "target": e.dst, "kind": e.kind} for e in self.edges()]
-        return json.dumps({"nodes": nodes, "edges": edges, "counts": self.counts()}, indent=1, sort_keys=True)
+        data = {"nodes": nodes, "edges": edges, "counts": self.counts()}
+        if self.never_passed:
+            data["never_passed"] = [{"source": a, "target": b, "kind": k}
+                                    for (a, b), k in sorted(self.never_passed.items())]
+        return json.dumps(data, indent=1, sort_keys=True)

@@ -143,6 +143,12 @@ def has_short_rows(t: T.Type | None) -> bool:
     return bool(elems) and all(is_short(e, outer) for e in elems)
 
 
+def has_row_words(t: T.Type | None) -> bool:
+    """A List or Tuple (through newtypes) each element of which `has_word_elems`."""
+    elems = _elements(t)
+    return bool(elems) and all(has_word_elems(e) for e in elems)
+
+
 def param_facts(t: T.Type | None) -> ParamFacts:
     """What the lowering may trust of a parameter declared `t` (racesl.lower.instrument.facts)."""
     sized = is_sized(t)
@@ -158,6 +164,7 @@ def param_facts(t: T.Type | None) -> ParamFacts:
         short=short,
         max_len=hi if short else None,
         short_rows=has_short_rows(t),
+        row_words=has_row_words(t),
     )
 
 
@@ -178,7 +185,10 @@ class Lowered:
             if sig is None:
                 continue
             params = [p.name for p in item.params]
-            body.append(emitter.function(sig.pyname, params, item.body, item.span))
+            fn = emitter.function(sig.pyname, params, item.body, item.span)
+            if not item.body:  # a generator environment's docstring-only body: outside its domain
+                fn.body = [py.copy_location(py.Assert(py.Constant(False)), fn)]  # when run (it is drawn)
+            body.append(fn)
             if item.is_env:
                 types = [sig.input] + [s.type for s in sig.settings]
             else:

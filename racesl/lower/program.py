@@ -26,6 +26,8 @@ def instrumented_code(module: ast.Module, filename: str, *,
 
 
 def load_program(module: ast.Module, filename: str, *,
-                 int_params: Mapping[str, Mapping[str, ParamFacts] | frozenset[str]] = {}) -> Program:
-    """Instrument `module`, compile it, and wrap it in a `Program`."""
-    return Program(instrumented_code(module, filename, int_params=int_params), filename)
+                 int_params: Mapping[str, Mapping[str, ParamFacts] | frozenset[str]] = {},
+                 budgets: Mapping[str, int] | None = None) -> Program:
+    """Instrument `module`, compile it, and wrap it in a `Program` (`budgets`: the `@fuel`
+    budgets of its functions, racesl.lower.budgets)."""
+    return Program(instrumented_code(module, filename, int_params=int_params), filename, budgets=budgets)

@@ -12,7 +12,7 @@ import threading
 import time
 import tomllib
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import attrs
 
@@ -112,6 +112,9 @@ class Workspace:
         self._library: Library | None = None
         self._workspace_files: list[str] | None = None
         self.skipped_files: list[Diagnostic] = []  # W202: FIFOs, sockets, devices named *.races (never opened)
+        # the guarded edges that never passed in the sampler's latest runs (racesl.passing):
+        # the server points this at its sampler; hover and code lens leave those edges out
+        self.never_passed: Callable[[], dict[tuple[str, str], str]] = dict
         self._read_config()
 
     # ------------------------------------------------------------ configuration

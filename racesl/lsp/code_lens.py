@@ -56,7 +56,7 @@ def resolve(view: View | None, lens: L.CodeLens) -> L.CodeLens:
     if sig is None or envs is None:
         return attrs.evolve(lens, command=L.Command(title="composes: not known yet (the file does not check)",
                                                     command=""))
-    before, after = HO.composition_edges(envs, sig)
+    before, after = HO.composition_edges(envs, sig, HO.never_passed(view))
     rng = view.range(sig.node.name_span) or lens.range
     position = {"line": rng.start.line, "character": rng.start.character}
     args = [view.a.uri, position, locations(view, [e for e, _ in before] + [e for e, _ in after])]

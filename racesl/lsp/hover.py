@@ -2,7 +2,8 @@
 
 - environments: the declared signature, the resolved one with every refinement, the
   description, settings, tags/laws/verifier, and where it sits in the signature graph of
-  the loaded library ("composes after N envs (k proved) · before M envs (j proved)");
+  the loaded library ("composes after N envs (k proved) · before M envs (j proved)"),
+  without the guarded edges that never passed in the sampler's runs (racesl.passing);
 - helpers and types: signature / definition; parameters and locals: their inferred type
   (from the checker's `local_types`); builtins, methods, decorators, modules: a line each.
 
@@ -42,12 +43,16 @@ BUILTIN_DOCS = {
     "dict": "dict(pairs) — a Dict",
 }
 DECORATOR_DOCS = {
+    "generate": "`@generate(draw)` — `draw(rng, level) -> Tuple[I, O]` draws an input with its answer; the "
+                "environment (its body may be the docstring alone) is a source: it only starts chains",
     "sample": "`@sample(param=helper)` — draw `param` with `helper(rng, level)` instead of from its type",
     "tags": '`@tags("...")` — categories of the environment',
     "verify": "`@verify(checker)` — `checker(input, answer) -> Bool` accepts any right answer; "
               "the environment becomes terminal (it may only end a chain)",
     "laws": "`@laws(idempotent)` / `@laws(involution)` — algebraic laws, tested on samples and used to "
             "skip pointless chains",
+    "fuel": "`@fuel(N)` — this environment's or helper's step budget: N steps (1 to 1,000,000) instead of "
+            "400 when it is the call that runs; its wall limit grows with it",
 }
 LAW_DOCS = {
     "idempotent": "idempotent: applying the environment twice equals applying it once (f(f(x)) == f(x))",
@@ -91,32 +96,34 @@ def declared_signature(fn: A.FuncDef) -> str:
 Edges = list[tuple[EnvSig, str]]  # (environment, edge kind)
 
 
-def composition_edges(envs: list[EnvSig], q: EnvSig) -> tuple[Edges, Edges]:
+def composition_edges(envs: list[EnvSig], q: EnvSig, never_passed=()) -> tuple[Edges, Edges]:
     """(predecessors, successors) of one environment in the signature graph of `envs`, each
     with its edge's kind: the rule of `SignatureGraph` (equal shapes; terminal environments
-    end chains; edges classified syntactically), for one node only."""
+    end chains, generator environments start them; edges classified syntactically), for one
+    node only. Edges in `never_passed` ((source, target) pairs: guarded edges that never
+    passed in the sampler's runs, racesl.passing) are left out."""
     from racesl.graph.signature import syntactic_classify
 
     before: Edges = []
     after: Edges = []
     qin, qout = T.erase(q.input), T.erase(q.output)
     for e in envs:
-        if not e.terminal and T.erase(e.output) == qin:
+        if not e.terminal and not q.source and T.erase(e.output) == qin:  # (no edge enters a generator)
             kind = syntactic_classify(e.output, q.input)
-            if kind is not None:
+            if kind is not None and (e.qualname, q.qualname) not in never_passed:
                 before.append((e, kind))
-        if not q.terminal and T.erase(e.input) == qout:
+        if not q.terminal and not e.source and T.erase(e.input) == qout:
             kind = syntactic_classify(q.output, e.input)
-            if kind is not None:
+            if kind is not None and (q.qualname, e.qualname) not in never_passed:
                 after.append((e, kind))
     return before, after
 
 
-def composition_counts(envs: list[EnvSig], q: EnvSig) -> tuple[int, int, int, int]:
+def composition_counts(envs: list[EnvSig], q: EnvSig, never_passed=()) -> tuple[int, int, int, int]:
     """(predecessors, proved of them, successors, proved of them) of one environment."""
     from racesl.graph.signature import PROVED
 
-    before, after = composition_edges(envs, q)
+    before, after = composition_edges(envs, q, never_passed)
     return (len(before), sum(k == PROVED for _, k in before), len(after), sum(k == PROVED for _, k in after))
 
 
@@ -132,11 +139,19 @@ def library_envs(view: View, sig: EnvSig) -> list[EnvSig] | None:
     return envs
 
 
+def never_passed(view: View) -> dict[tuple[str, str], str]:
+    """The guarded edges the sampler saw never pass (racesl.lsp.sampling): left out."""
+    try:
+        return view.ws.never_passed()
+    except Exception:  # noqa: BLE001 — best effort, like the library
+        return {}
+
+
 def composition_line(view: View, sig: EnvSig) -> str | None:
     envs = library_envs(view, sig)
     if envs is None:
         return None
-    np, kp, ns, ks = composition_counts(envs, sig)
+    np, kp, ns, ks = composition_counts(envs, sig, never_passed(view))
     return (f"composes after {plural(np, 'env')} ({kp} proved) · "
             f"before {plural(ns, 'env')} ({ks} proved) in the loaded library ({plural(len(envs), 'env')})")
 
@@ -159,6 +174,8 @@ def env_markdown(view: View, sig: EnvSig | None, fn: A.FuncDef | None, module: s
             extra.append("laws: " + ", ".join(sig.laws))
         if sig.terminal:
             extra.append("terminal (has a verifier)")
+        if sig.source:
+            extra.append(f"generator (@generate({sig.generate.split('__')[-1]})): a source, it only starts chains")
         if sig.samplers:
             extra.append("samplers: " + ", ".join(f"{p}" for p, _ in sig.samplers))
         if extra:

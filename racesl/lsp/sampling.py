@@ -21,7 +21,8 @@ child runs bodies in-process (no second layer of workers to start on every save)
 server awaits the child asynchronously and stays responsive.
 
 Cost. `samples` (12) inputs per environment instead of check's 50, seed 0: the same text
-gives the same diagnostics. Other hash seeds (check's `SeedProbe`, which starts two more
+gives the same diagnostics, and the same guarded edges that never passed (racesl.passing),
+which hover and code lens leave out while the document keeps that text. Other hash seeds (check's `SeedProbe`, which starts two more
 interpreters) are not tried.
 """
 
@@ -53,14 +54,17 @@ CPU_S = 60
 
 
 def probe_document(path: str, text: str, include=(), samples: int = SAMPLES, seed: int = SEED,
-                   solver: bool = True) -> list[Diagnostic]:
+                   solver: bool = True, marks: dict | None = None) -> list[Diagnostic]:
     """The diagnostics `racesc check --samples N --seed S path` adds to the checker's, for
     `text` as the content of `path`, restricted to `path`: composition and solver warnings
-    (W300, W301) and the sampling probe's findings. [] when the text does not check."""
+    (W300, W301) and the sampling probe's findings. [] when the text does not check. With
+    `marks` (a dict), the guarded edges out of `path`'s environments that never passed in
+    these runs are added to it (racesl.passing), for hover and code lens."""
     from racesl.check import check_paths
     from racesl.graph.diagnostics import composition_diagnostics
     from racesl.graph.signature import build_graph
     from racesl.library import Library
+    from racesl.passing import Recorder, never_passed
     from racesl.runtime.watchdog import WATCHDOG
     from racesl.probe import probe_env
 
@@ -70,9 +74,12 @@ def probe_document(path: str, text: str, include=(), samples: int = SAMPLES, see
     lib = Library(checked)
     graph, z3 = build_graph(lib.envs.values(), solver)
     out = composition_diagnostics(graph, lib.root_envs, z3)
+    rec = Recorder()
     with WATCHDOG.session():
         for env in lib.root_envs:
-            out += probe_env(lib, env, samples, seed)[1]
+            out += probe_env(lib, env, samples, seed, on_run=rec.on_run(env))[1]
+    if marks is not None:
+        marks.update(never_passed(graph, rec.outputs, lib))
     mine = _same_file(path)
     return sorted((attrs.evolve(d, path=path) for d in out if mine(d.path)), key=Diagnostic.sort_key)
 
@@ -104,16 +111,19 @@ def _limit(memory_mb: int, cpu_s: int) -> None:
 
 
 def child_main() -> None:
-    """The child's entry: a JSON request on stdin, `{"diagnostics": [...]}` on stdout."""
+    """The child's entry: a JSON request on stdin, `{"diagnostics": [...], "never_passed":
+    [[source, target, kind], ...]}` on stdout."""
     req = json.loads(sys.stdin.buffer.read())
     import racesl.graph.signature  # noqa: F401 — the compiler's imports before the limits
     import racesl.library  # noqa: F401
     import racesl.solver  # noqa: F401
 
     _limit(int(req.get("memory_mb") or 0), int(req.get("cpu_s") or 0))
+    marks: dict = {}
     diags = probe_document(req["path"], req["text"], req.get("include") or (), int(req["samples"]),
-                           int(req["seed"]), bool(req.get("solver", True)))
-    sys.stdout.write(json.dumps({"diagnostics": [to_json(d) for d in diags]}))
+                           int(req["seed"]), bool(req.get("solver", True)), marks)
+    sys.stdout.write(json.dumps({"diagnostics": [to_json(d) for d in diags],
+                                 "never_passed": sorted([a, b, k] for (a, b), k in marks.items())}))
     sys.stdout.flush()
     os._exit(0)  # no interpreter shutdown
 
@@ -126,6 +136,7 @@ def child_main() -> None:
 class _Result:
     text: str
     diagnostics: list[Diagnostic]
+    never_passed: dict = attrs.Factory(dict)  # (source, target) → kind: racesl.passing
 
 
 class Sampling:
@@ -146,6 +157,14 @@ class Sampling:
     def diagnostics_for(self, uri: str, text: str) -> list[Diagnostic]:
         r = self.results.get(uri)
         return r.diagnostics if r is not None and r.text == text else []
+
+    def never_passed(self) -> dict[tuple[str, str], str]:
+        """The guarded edges that never passed in the latest probe of each document (only
+        results for a document's current text are kept): hover and code lens leave them out."""
+        out: dict[tuple[str, str], str] = {}
+        for r in self.results.values():
+            out.update(r.never_passed)
+        return out
 
     def invalidate(self, uri: str) -> bool:
         """Cancel a running probe and forget the last result; True when there was one to drop."""
@@ -179,22 +198,22 @@ class Sampling:
             self._one = asyncio.Semaphore(1)
         try:
             async with self._one:  # one child at a time, whatever the number of documents
-                diags = await self._child(path, text, include)
+                got = await self._child(path, text, include)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 — a probe that fails publishes nothing, the server goes on
             log.exception("racesl lsp: sampling %s failed", uri)
-            diags = None
+            got = None
         if self.tasks.get(uri) is not me:
             return  # superseded
         del self.tasks[uri]
         self.runs += 1
-        if diags is None:
+        if got is None:
             return
-        self.results[uri] = _Result(text, diags)
+        self.results[uri] = _Result(text, *got)
         done(uri)
 
-    async def _child(self, path: str, text: str, include: list[str]) -> list[Diagnostic] | None:
+    async def _child(self, path: str, text: str, include: list[str]) -> tuple[list[Diagnostic], dict] | None:
         req = {"path": path, "text": text, "include": include, "samples": self.samples, "seed": self.seed,
                "solver": self.solver, "memory_mb": self.memory_mb, "cpu_s": self.cpu_s}
         try:
@@ -204,4 +223,5 @@ class Sampling:
             return None
         if reply is None:
             return None
-        return [from_json(o) for o in reply["diagnostics"]]
+        marks = {(str(a), str(b)): str(k) for a, b, k in reply.get("never_passed") or ()}
+        return [from_json(o) for o in reply["diagnostics"]], marks

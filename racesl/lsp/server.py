@@ -166,6 +166,7 @@ class RacesServer(LanguageServer):
         self.sampling = SA.Sampling()
         self.formatter = FJ.Formatter()
         self.ws.large_chars = LARGE_CHARS
+        self.ws.never_passed = self.sampling.never_passed
         self.background = False  # a worker-thread job owns the workspace: the loop keeps off it
         self._executor = _DaemonWorker()
         self._deferred: list = []  # notifications that came while `background`, in order
@@ -418,6 +419,7 @@ def build_server(include: list[str] | None = None, debounce: float = DEFAULT_DEB
                 pass
         server.ws = Workspace(include, [Path(r) for r in roots])
         server.ws.large_chars = LARGE_CHARS
+        server.ws.never_passed = server.sampling.never_passed
         if opts.get("sampling") is False:
             server.sampling.enabled = False
 

@@ -361,10 +361,17 @@ def decorator_sigs(name: str, params: list[tuple[str, str]] | None, returns: str
         return (Sig("@verify(", (Param(f"checker=({inp}: {tin}, answer: {tout}) -> Bool",
                                        doc="a helper of two parameters: the input and a proposed answer"),),
                     ")", doc),)
+    if name == "generate":
+        tin = params[0][1] if params else "I"
+        return (Sig("@generate(", (Param(f"draw=(rng, level) -> Tuple[{tin}, {returns or 'O'}]",
+                                         doc="a helper drawing an input together with its answer"),), ")", doc),)
     if name == "laws":
         laws = "\n".join(f"- `{law}`: {H.LAW_DOCS.get(law, '')}" for law in N.LAWS)
         return (Sig("@laws(", (Param("law", variadic=True, doc=f"one of: {', '.join(N.LAWS)}"),), ")",
                     "\n\n".join(x for x in (doc, laws) if x)),)
+    if name == "fuel":
+        return (Sig("@fuel(", (Param("steps: Int", doc="an integer literal from 1 to 1,000,000 (the default is 400)"),),
+                    ")", doc),)
     return (Sig(f"@{name}(", (Param("...", variadic=True),), ")", doc),)
 
 

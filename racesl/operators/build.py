@@ -9,18 +9,21 @@ that reaches the target from x0 scores (the reward re-executes it).
 from __future__ import annotations
 
 import math
+import re
 import string
 from typing import Any, Callable
 
 from racesl import templates
 from racesl.catalogue import examples
 from racesl.check.model import EnvSig
+from racesl.operators.individual import build_individual
 from racesl.operators.orders import accepting_orders
 from racesl.operators.outputs import Outputs
 from racesl.records import Task
-from racesl.runtime.contract import canonical
+from racesl.runtime.contract import canonical, parse_literal
 from racesl.sample.default import NoSample
 from racesl.search.engine import Chain, Search, Step
+from racesl.syntax import braces
 from racesl.types import types as T
 
 LETTERS = string.ascii_uppercase
@@ -30,7 +33,9 @@ MIN_SELECTIONS = 56  # select: ordered choices of the path's length among the ca
 def describe(env: EnvSig, settings: tuple) -> str:
     """The environment's description with its settings written in."""
     values = {s.name: canonical(v) for s, v in zip(env.settings, settings)}
-    return env.description.format(**values) if values else env.description.replace("{{", "{").replace("}}", "}")
+    if not values:  # (an example's values are written as they are: racesl.syntax.braces)
+        return braces.shown(env.description)
+    return braces.template(env.description).format(**values)
 
 
 def settings_dict(env: EnvSig, settings: tuple) -> dict:
@@ -44,6 +49,17 @@ def example_labels(count: int) -> str:
     if len(free) < 2:
         return "letter, letter, ..."
     return ", ".join(free[-3:])
+
+
+def _shows(prompt: str, text: str) -> bool:
+    """Does `prompt` show the value written `text`: the text itself, or a Str's letters as a
+    word of their own (`for pepper:`)?"""
+    if text in prompt:
+        return True
+    if text[:1] in "'\"" and len(text) > 3:
+        bare = re.escape(parse_literal(text))
+        return re.search(rf"(?<![\w]){bare}(?![\w])", prompt) is not None
+    return False
 
 
 class Builder:
@@ -61,6 +77,16 @@ class Builder:
             return False
         stats["guessable"] += 1
         return True
+
+    def _hiding(self, task: Task, stats) -> Task | None:
+        """`task`, or None (counted) when its prompt shows an answer a generator environment drew
+        (racesl.check.generators): another step's worked example may happen to hold the drawn
+        word. Tasks without a generator pass untouched."""
+        for q, text in zip(task.chain, task.trace):
+            if self.envs[q].source and _shows(task.prompt, text):
+                stats["shown_answer"] += 1
+                return None
+        return task
 
     def describe(self, env: EnvSig, settings: tuple) -> str:
         """The description with its settings written in. Its example sentence was worked for
@@ -81,7 +107,8 @@ class Builder:
         limits = self.search.cfg.filters  # the sandbox's runner with --untrusted, else the library
         runner = self.search.exec.runner or self.search.lib
         run = runner.run(env, ex.input, settings, fuel=limits.max_steps, wall=limits.wall)
-        worked = f"Example: {canonical(ex.input)} -> {canonical(run.value)}." if run.ok and env.verify is None else ""
+        worked = (f"Example: {canonical(ex.input)} -> {canonical(run.value)}."
+                  if run.ok and env.verify is None and env.generate is None else "")
         return text.replace(" " + ex.text, " " + worked if worked else "").rstrip()
 
     def _step_line(self, k: int, env: EnvSig, settings: tuple) -> str:
@@ -91,6 +118,22 @@ class Builder:
         envs = [self.envs[s.env] for s in chain.steps]
         return (tuple(s.env for s in chain.steps), tuple(settings_dict(e, s.settings) for e, s in zip(envs, chain.steps)),
                 tuple(s.text for s in chain.steps))
+
+    def _run_start(self, env: EnvSig, rng, stats) -> tuple[int, Any, str, Step] | None:
+        """A level, an input (and its text) and the step of `env` on it: sampled and run, or
+        for a generator environment drawn (racesl.check.generators); None (counted) when
+        either fails."""
+        if env.source:
+            lvl = self.search.level(rng)
+            got = self.search.source_step(env, rng, lvl, stats)
+            return None if got is None else (lvl, got[0], canonical(got[0]), got[1])
+        start = self._sample_start(env, rng, stats)
+        if start is None:
+            return None
+        lvl, x, st = start
+        x_text = canonical(x)
+        step = self.search.exec.run(env, x, st, False, stats, x_text)
+        return None if step is None else (lvl, x, x_text, step)
 
     def _sample_start(self, env: EnvSig, rng, stats) -> tuple[int, Any, tuple] | None:
         """A level, an input and settings for `env`; None (counted) when it cannot be sampled."""
@@ -112,8 +155,8 @@ class Builder:
         prompt = self.tmpl["sequential"].format(x0=chain.x0_text, steps=steps, count=size)
         answer = "[" + ", ".join(trace) + "]"
         extra = {"verify": True} if self.envs[names[-1]].terminal else {}
-        return Task("sequential", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level,
-                    extra)
+        return self._hiding(Task("sequential", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
+                                 chain.level, extra), stats)
 
     def parallel(self, rng, size, quota, stats) -> Task | None:
         items: list[tuple[EnvSig, Any, Step]] = []
@@ -126,14 +169,10 @@ class Builder:
             if q is None:
                 return None
             env = self.envs[q]
-            start = self._sample_start(env, rng, stats)
+            start = self._run_start(env, rng, stats)
             if start is None:
                 continue
-            _, x, st = start
-            x_text = canonical(x)
-            step = self.search.exec.run(env, x, st, False, stats, x_text)
-            if step is None:
-                continue
+            _, x, x_text, step = start
             if self.search.cfg.filters.repeated_state and step.text == x_text:
                 stats["repeated_state"] += 1  # the answer would be a copy of the input
                 continue
@@ -152,12 +191,12 @@ class Builder:
             for k, (env, x, step) in enumerate(items, 1))
         trace = tuple(step.text for _, _, step in items)
         prompt = self.tmpl["parallel"].format(problems=problems, count=size)
-        return Task("parallel", size, tuple(e.qualname for e, _, _ in items),
-                    tuple(settings_dict(e, s.settings) for e, _, s in items),
-                    canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
-                    sum(s.steps for _, _, s in items), 0, {"inputs": [canonical(x) for _, x, _ in items],
-                                                           **({"verify": True} if any(e.terminal for e, _, _ in items)
-                                                              else {})})
+        return self._hiding(Task("parallel", size, tuple(e.qualname for e, _, _ in items),
+                                 tuple(settings_dict(e, s.settings) for e, _, s in items),
+                                 canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
+                                 sum(s.steps for _, _, s in items), 0,
+                                 {"inputs": [canonical(x) for _, x, _ in items],
+                                  **({"verify": True} if any(e.terminal for e, _, _ in items) else {})}), stats)
 
     def _candidates_text(self, cands: list[tuple[EnvSig, tuple]]) -> str:
         return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {self.describe(e, st)}"
@@ -177,7 +216,8 @@ class Builder:
         names, sets, trace = self._seq_fields(chain)
         target = chain.steps[-1].text
         steps = [(self.envs[s.env], s.settings) for s in chain.steps]
-        hits, tried = accepting_orders(self.search.lib, chain.x0, steps, target, rng)
+        drawn = chain.steps[0].output if steps[0][0].source else None  # (a generator's answer)
+        hits, tried = accepting_orders(self.search.lib, chain.x0, steps, target, rng, drawn)
         if hits > max(1, self.search.cfg.filters.sort_orders * tried):
             stats["sort_orders"] += 1  # the steps (mostly) commute: the order hardly matters
             return None
@@ -191,7 +231,8 @@ class Builder:
                                           example=example_labels(size))
         extra = {"target": target,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st in cands]}
-        return Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
+        return self._hiding(Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
+                                 chain.level, extra), stats)
 
     def select(self, rng, size, quota, stats) -> Task | None:
         """The path plus a number of distractors drawn from the configured range, all under
@@ -219,6 +260,9 @@ class Builder:
         if len(distractors) < want:
             stats["no_distractor"] += 1
             return None
+        if self.envs[chain.steps[0].env].source and self._skips_source(chain, distractors):
+            stats["skips_source"] += 1
+            return None
         pool = [(self.envs[s.env], s.settings, k) for k, s in enumerate(chain.steps)] + \
                [(self.envs[s.env], s.settings, None) for s in distractors]
         rng.shuffle(pool)
@@ -229,7 +273,35 @@ class Builder:
                                             count=len(pool), example=example_labels(len(pool)))
         extra = {"target": chain.steps[-1].text,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st, _ in pool]}
-        return Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel, chain.level, extra)
+        return self._hiding(Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
+                                 chain.level, extra), stats)
+
+    def _skips_source(self, chain: Chain, distractors: list[Step]) -> bool:
+        """Could a select answer skip the generator that starts `chain` (racesl.check.generators)?
+        True when a candidate run on x0 gives a value of the path (a distractor that happens to
+        undo the scramble: the drawn word without unscrambling), or the path's other steps reach
+        the target from x0 alone (a next step blind to what the generator changes)."""
+        lib, limits = self.search.lib, self.search.cfg.filters
+        runner = self.search.exec.runner or lib  # (the sandbox's with --untrusted)
+        states = {s.text for s in chain.steps}
+
+        def run(step: Step, x):
+            env = self.envs[step.env]
+            if lib.conforms(x, env.input) is not None:
+                return None
+            r = runner.run(env, x, step.settings, fuel=limits.max_steps, wall=limits.wall)
+            return r.value if r.ok else None
+
+        for step in list(chain.steps[1:]) + distractors:
+            v = run(step, chain.x0)
+            if v is not None and canonical(v) in states:
+                return True
+        v = chain.x0
+        for step in chain.steps[1:]:
+            v = run(step, v)
+            if v is None:
+                return False
+        return canonical(v) == chain.steps[-1].text
 
     def _first_step_alternatives(self, chain: Chain, used: set, need: int, rng, stats) -> list[Step]:
         """Up to `need` more distractors: environments that could have taken the first step,
@@ -318,8 +390,8 @@ class Builder:
         """Environments worth iterating: output shape = input shape, and no law that makes
         the second application pointless."""
         if self._loop_envs is None:
-            self._loop_envs = [q for q in self.search.starts
-                               if T.erase(self.envs[q].input) == T.erase(self.envs[q].output)
+            self._loop_envs = [q for q in self.search.starts if not self.envs[q].source
+                               and T.erase(self.envs[q].input) == T.erase(self.envs[q].output)
                                and "idempotent" not in self.envs[q].laws and "involution" not in self.envs[q].laws]
         return self._loop_envs
 
@@ -360,6 +432,12 @@ class Builder:
         return None
 
 
+    def individual(self, rng, size, quota, stats) -> Task | None:
+        """One environment a task (the paper's RL_individual baseline): racesl.operators.individual."""
+        return build_individual(self, rng, quota, stats)
+
+
 OPERATOR_BUILDERS: dict[str, Callable] = {
-    name: getattr(Builder, name) for name in ("sequential", "parallel", "sort", "select", "branch", "loop")
+    name: getattr(Builder, name) for name in ("sequential", "parallel", "sort", "select", "branch", "loop",
+                                              "individual")
 }

@@ -110,17 +110,26 @@ class Outputs:
     def _run(self, path: list[EnvSig], rng, lvl: int, stats: Counter) -> str | None:
         """The last output text of `path` run from a sample of its first input, or None."""
         search = self.search
-        try:
-            x = search.lib.sample_input(path[0], rng, lvl)
-        except NoSample:
-            return None
         step = None
-        for k, env in enumerate(path):
+        if path[0].source:  # a generator environment: its step is drawn, not run
+            got = search.source_step(path[0], rng, lvl, stats)
+            if got is None:
+                return None
+            step = got[1]
+            x, path = step.output, path[1:]
+            if not path:
+                return step.text
+        else:
+            try:
+                x = search.lib.sample_input(path[0], rng, lvl)
+            except NoSample:
+                return None
+        for env in path:
             try:
                 st = search.settings(env, rng, lvl)
             except NoSample:
                 return None
-            step = search.exec.run(env, x, st, k > 0, stats, canonical(x))
+            step = search.exec.run(env, x, st, step is not None, stats, canonical(x))  # (guarded after a step)
             if step is None:
                 return None
             x = step.output

@@ -31,8 +31,10 @@ def register(lib) -> None:
         _LIBS[lib.hash] = lib
 
 
-def write_sidecar(lib, path: str | Path) -> None:
-    data = {"format": FORMAT, "library": lib.hash, "modules": lib.sources()}
+def write_sidecar(lib, path: str | Path, extra: dict | None = None) -> None:
+    """The library's sources, to build it again where tasks are scored; `extra`: more
+    top-level keys about the compile (e.g. "environments": the subset and weights used)."""
+    data = {"format": FORMAT, "library": lib.hash, "modules": lib.sources(), **(extra or {})}
     atomic_write(path, lambda tmp: Path(tmp).write_text(json.dumps(data, ensure_ascii=False, indent=1), "utf-8"))
 
 

@@ -8,7 +8,10 @@
   accepts it (`_item_right`, the one place that decides);
 - sort: 1 when running all candidates in the answered order from x0 reaches the target;
 - select: 1 when running the answered distinct candidates from x0 reaches the target;
-- branch, loop: 1 when the final value is right.
+  a generator environment (racesl.check.generators) is never re-run: it may only come
+  first, and gives the answer it drew, read from the record (its trace's first item);
+- branch, loop: 1 when the final value is right;
+- individual (one environment): 1 when the value is right, or its @verify checker accepts it.
 
 Two entry points: `score(record, completion) -> float`, the reward (fast: training calls
 it for every completion), and `verdict(record, completion) -> Verdict`, the same score
@@ -53,7 +56,7 @@ class Verdict:
 
 
 _SEQUENCE_OPS = frozenset({"sequential", "parallel"})
-_VALUE_OPS = frozenset({"branch", "loop"})
+_VALUE_OPS = frozenset({"branch", "loop", "individual"})
 _LABEL_OPS = frozenset({"sort", "select"})
 _EXACT_OPS = _SEQUENCE_OPS | _VALUE_OPS  # a text equal to the record's answer is right without more ado
 
@@ -76,7 +79,7 @@ def score(record: dict, completion) -> float:
         # (an empty block is no answer: it scores 0 below whatever the record says, as in `verdict`)
         if given == record["answer"]:
             op = record["operator"]
-            if op in ("sequential", "parallel", "branch", "loop"):
+            if op in ("sequential", "parallel", "branch", "loop", "individual"):
                 return 1.0 if given else 0.0
             if op in ("sort", "select") and given:  # right, once the library is there (as in `_labels`)
                 h = record["library"]
@@ -88,6 +91,8 @@ def score(record: dict, completion) -> float:
             return fast if fast is not None else _prefix_or_mean(record, given, op)
         if op in ("branch", "loop"):
             return 1.0 if given and matches(given, record["answer"]) else 0.0
+        if op == "individual":
+            return 1.0 if given and (matches(given, record["answer"]) or _single_verified(record, given)) else 0.0
         if op in ("sort", "select"):
             labels = parse_labels(given)  # none (or an empty text): 0, as `_labels` says
             return _labels(record, given, op, labels)[0] if labels else 0.0
@@ -180,7 +185,7 @@ def _judge(record: dict, given: str) -> tuple:
                     (round(s * n), n))
         return _why_not_items(record, given, op)
     if op in _VALUE_OPS:
-        if matches(given, record["answer"]):
+        if matches(given, record["answer"]) or (op == "individual" and _single_verified(record, given)):
             return _RIGHT
         return _why_not_value(record, given)
     if op in _LABEL_OPS:
@@ -305,6 +310,13 @@ def _item_right(record: dict, k: int, got: str) -> bool:
     if op == "parallel":
         return _verified(record, record["chain"][k], record["extra"]["inputs"][k], got, False)
     return False
+
+
+def _single_verified(record: dict, given: str) -> bool:
+    """An individual task of a @verify environment: does its checker accept `given`?"""
+    if not record.get("extra", {}).get("verify"):
+        return False
+    return _verified(record, record["chain"][0], record["input"], given, True)
 
 
 def _prefix_or_mean(record: dict, given: str, op: str) -> float:
@@ -496,11 +508,16 @@ def _labels(record: dict, given: str, op: str, labels: list[str] | None = None) 
         return _RIGHT
     value = expected_value(record["input"])
     fuel = 400
-    for lab in labels:
+    for pos, lab in enumerate(labels):
         c = cands[ord(lab) - 65]
         env = lib.envs.get(c["env"])
         if env is None:
             raise _BadRecord(f"candidate {lab}: the library has no environment {c['env']}")
+        if env.generate is not None:  # a generator environment: never run; first, the answer it drew
+            if pos or c["env"] != record["chain"][0]:
+                return (0.0, "ok", "wrong: candidate %s draws its instance, so it can only come first", (lab,))
+            value = expected_value(record["trace"][0])  # (the record's drawn answer: not in the prompt)
+            continue
         settings = tuple(expected_value(c["settings"][s.name]) for s in env.settings)
         # bodies run on values of their declared types only (the lowering relies on it): a
         # record edited by hand must not feed them anything else

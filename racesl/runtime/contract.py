@@ -29,7 +29,7 @@ from racesl.types.types import (
     AnyT, BoolT, DictT, IntT, ListT, NewT, Pred, Refined, SetT, StrT, TupleT, Type,
 )
 
-__all__ = ["check_value", "conforms", "flatten", "canonical", "parse_literal", "describe_value",
+__all__ = ["check_value", "conforms", "not_a_member", "flatten", "canonical", "parse_literal", "describe_value",
            "MAX_LITERAL_CHARS", "MAX_LITERAL_DEPTH", "TOO_LARGE"]
 
 Check = Callable[[Pred, Any], bool]
@@ -141,6 +141,36 @@ def _check(value: Any, t: Type, check: Check, depth: int) -> str | None:
 def conforms(value: Any, t: Type) -> bool:
     """The shape part of `check_value`: predicates are not evaluated."""
     return check_value(value, t, lambda p, v: True) is None
+
+
+def not_a_member(value: Any, t: Type, declared: str, why: str, cut: tuple[str, str] | None = None,
+                 inline: str = "") -> str:
+    """Why `value` is not a value of `t` in words that say what it misses (`why`:
+    `check_value`'s message; `declared`: the type as the signature names it, `inline`: the
+    refinement the signature writes in place, `where ...`, if any): its shape (`not an Int:
+    expected Int, got str '7'`); for a value of the right shape, the refinement, named
+    (`7 is an Int but not a Small (0 <= it <= 5)`) or written in place (`7 is an Int but
+    outside its refinement (0 <= it <= 5)`); or a refinement check that was cut off (`cut`:
+    its text and status), which counts as false but is not false."""
+    from racesl.text import article
+    from racesl.types.types import erase
+
+    shown = _show(value)
+    if not conforms(value, t):
+        return f"not {article(declared)}: {why}"
+    base = str(erase(t))
+    top = f"{shown} violates "
+    failed = cut[0] if cut is not None else why[len(top):] if why.startswith(top) else None
+    own = failed is not None and (failed in inline or declared == base)  # the refinement written in place
+    if cut is not None:
+        whether = "its refinement" if own else f"whether it is {article(declared)}"
+        return (f"{shown} is {article(base)}, but checking {whether} (`{cut[0]}`) was stopped: {cut[1]}, "
+                "which counts as false")
+    if own:
+        return f"{shown} is {article(declared)} but outside its refinement ({failed})"
+    if failed is not None:
+        return f"{shown} is {article(base)} but not {article(declared)} ({failed})"
+    return f"{shown} is {article(base)} but not {article(declared)}: {why}"
 
 
 def canonical(value: Any) -> str:

@@ -43,7 +43,7 @@ from racesl.runtime.abi import ENTRY, LINEMAP_TAG
 from racesl.runtime.builtins import RUNTIME, safe_builtins
 from racesl.runtime.guards import check_result
 from racesl.runtime.limits import (
-    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_FUEL, Cutoff, FuelOut,
+    DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_FUEL, Cutoff, FuelOut, call_limits,
 )
 from racesl.runtime.watchdog import WATCHDOG
 
@@ -119,9 +119,12 @@ def _check_fuel(fuel: int) -> None:
 class Program:
     """Compiled, instrumented functions: `Program(compile_code(tree, filename), filename)`
     for a tree racesl.lower.instrument made (`racesl.lower.program.load_program` does both),
-    or `from_source`."""
+    or `from_source`. `budgets`: {function: its `@fuel` budget} (racesl.lower.budgets); a
+    call of such a function gets at least that many steps, and a wall limit grown with
+    them (`limits`), whatever its caller asked."""
 
-    def __init__(self, code: types.CodeType, filename: str, line_map: Mapping | None = None):
+    def __init__(self, code: types.CodeType, filename: str, line_map: Mapping | None = None,
+                 budgets: Mapping[str, int] | None = None):
         if sys.getrecursionlimit() < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
         ns: dict[str, Any] = {"__builtins__": safe_builtins(), **RUNTIME}
@@ -136,16 +139,17 @@ class Program:
         self._lines = dict(line_map.get("lines", ())) if line_map else None
         self._cols = ({tuple(c[:4]): c[4] for c in line_map.get("cols", ())}
                       if line_map else None)
+        self.budgets: dict[str, int] = dict(budgets or {})
 
     @classmethod
-    def from_source(cls, source: str, filename: str) -> "Program":
+    def from_source(cls, source: str, filename: str, budgets: Mapping[str, int] | None = None) -> "Program":
         """Compile instrumented text from `lower_to_source` (line numbers are mapped back
         through its trailing line-map comment)."""
         line_map = None
         tail = source.rstrip("\n").rsplit("\n", 1)[-1]
         if tail.startswith(LINEMAP_TAG):
             line_map = json.loads(tail[len(LINEMAP_TAG):])
-        return cls(compile_code(source, filename), filename, line_map)
+        return cls(compile_code(source, filename), filename, line_map, budgets)
 
     @property
     def names(self) -> list[str]:
@@ -156,6 +160,13 @@ class Program:
         return name in self._fns
 
     # ------------------------------------------------------------ running
+
+    def limits(self, name: str, fuel: int = DEFAULT_FUEL,
+               wall: float | None = DEFAULT_WALL) -> tuple[int, float | None]:
+        """The budget and wall limit a call of `name` runs with when its caller gives `fuel`
+        and `wall`: the function's `@fuel` budget where that is larger, with the wall limit
+        grown in proportion (racesl.runtime.limits.wall_for); else the caller's."""
+        return call_limits(self.budgets, name, fuel, wall)
 
     def raw(self, name: str):
         """The instrumented function itself: `fn(box, 0, *args)` with `box = [fuel + 1,
@@ -183,8 +194,11 @@ class Program:
         Unlike `call`, the result is size-checked only when it is an int (at most
         MAX_INT_BITS): a container result is not walked (that costs µs a value); call
         `racesl.runtime.guards.check_result(value)` before rendering a value that untrusted
-        code built, or run such code in a `WorkerPool`, whose workers check every result."""
+        code built, or run such code in a `WorkerPool`, whose workers check every result.
+        A function whose `@fuel` budget is larger than `fuel` gets it (`limits`): `run.fuel`
+        is the budget it runs with."""
         entry = self._entries[name]
+        fuel, wall = self.limits(name, fuel, wall)
         _check_fuel(fuel)
         meter = [fuel]
         if fuel < 0:
@@ -200,7 +214,9 @@ class Program:
         """Run one function; never raises for anything the body does. `rng`, when given,
         is passed as the first argument (samplers: a `SafeRng`). The result is checked with
         `check_result` (status "size" when its text would pass MAX_RENDER characters).
-        `wall=None`: no wall-clock limit (fuel only; no watchdog session is opened)."""
+        `wall=None`: no wall-clock limit (fuel only; no watchdog session is opened). The
+        budget and wall limit are raised to the function's own where larger (`limits`)."""
+        fuel, wall = self.limits(name, fuel, wall)
         _check_fuel(fuel)
         fn = self._fns.get(name)
         if fn is None:

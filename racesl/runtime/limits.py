@@ -8,7 +8,9 @@ Bounds (see docs/language.md §4.6):
 - `DEFAULT_FUEL` steps a call (400, the paper's "atomic steps"); no budget above `MAX_FUEL`
   (2**50, days of steps): it bounds how often one execution can run any statement, which
   lets the instrumentation leave a counter (`d += 1`) unguarded in `d * d`;
-- `DEFAULT_WALL` seconds of wall clock a call (2.0);
+- `FUEL_CAP`: the most steps `@fuel(N)` may give one function (1,000,000; racesl.check.fuel);
+- `DEFAULT_WALL` seconds of wall clock a call (2.0); a call given more steps than
+  DEFAULT_FUEL by `@fuel` gets a wall limit grown in proportion, up to `MAX_WALL` (`wall_for`);
 - `MAX_LEN`: no str / list / tuple / set / dict longer than 100,000 is built by a guarded
   operation, and no builtin is run over a sequence longer than that;
 - `MAX_INT_BITS`: no int wider than 8,192 bits is built by `*`, `**`, `<<`, `pow` or `int()`,
@@ -25,13 +27,16 @@ Bounds (see docs/language.md §4.6):
 from __future__ import annotations
 
 __all__ = [
-    "DEFAULT_FUEL", "MAX_FUEL", "DEFAULT_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RENDER", "MAX_WALK",
+    "DEFAULT_FUEL", "FUEL_CAP", "MAX_FUEL", "DEFAULT_WALL", "MAX_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH",
+    "MAX_RENDER", "MAX_WALK", "wall_for", "call_limits",
     "STATUSES", "Cutoff", "FuelOut", "Timeout", "SizeExceeded", "RecursionCut",
 ]
 
 DEFAULT_FUEL = 400
+FUEL_CAP = 1_000_000
 MAX_FUEL = 1 << 50
 DEFAULT_WALL = 2.0
+MAX_WALL = 30.0
 MAX_LEN = 100_000
 MAX_INT_BITS = 8_192
 MAX_DEPTH = 200
@@ -39,6 +44,26 @@ MAX_RENDER = 1_000_000
 MAX_WALK = 1_000_000
 
 STATUSES = ("ok", "fuel", "timeout", "size", "assert", "error", "recursion")
+
+
+def wall_for(fuel: int, wall: float | None = DEFAULT_WALL) -> float | None:
+    """The wall limit of a call given `fuel` steps where `wall` is the limit at DEFAULT_FUEL:
+    `wall` scaled by fuel / DEFAULT_FUEL, never below `wall`, never above MAX_WALL (unless
+    `wall` itself is; None: no wall limit)."""
+    if wall is None or fuel <= DEFAULT_FUEL:
+        return wall
+    return max(wall, min(MAX_WALL, wall * fuel / DEFAULT_FUEL))
+
+
+def call_limits(budgets, name: str, fuel: int, wall: float | None) -> tuple[int, float | None]:
+    """The budget and wall limit of a call of function `name` whose caller gives `fuel` and
+    `wall`, where `budgets` maps functions to their `@fuel` budgets: the function's budget
+    where that is larger, with `wall_for`'s wall; else the caller's own. The one rule that
+    `Program` and the worker pool's parent both apply."""
+    n = budgets.get(name)
+    if n is None or n <= fuel:
+        return fuel, wall
+    return n, wall_for(n, wall)
 
 
 class Cutoff(BaseException):

@@ -34,7 +34,7 @@ from multiprocessing.connection import wait
 
 from racesl.runtime.children import close_in_forks, die_with_parent, limit_cpu, limit_memory
 from racesl.runtime.execute import Outcome, Program
-from racesl.runtime.limits import DEFAULT_WALL
+from racesl.runtime.limits import DEFAULT_WALL, call_limits
 from racesl.runtime.watchdog import WATCHDOG
 
 __all__ = ["WorkerPool"]
@@ -65,7 +65,7 @@ def _sampler_call(prog, name, args, fuel, wall) -> Outcome:
     return Outcome((o.value, src.getstate()), o.status, o.steps, o.error, o.line)
 
 
-def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdog, progress, ppid):
+def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdog, progress, ppid, budgets):
     die_with_parent(ppid)  # killed with the parent, even inside one long C call
     for c in others:  # siblings' pipe ends inherited through fork
         try:
@@ -73,7 +73,7 @@ def _worker_main(conn, others, source, filename, memory_mb, cpu_s, wall, watchdo
         except OSError:
             pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
-    prog = Program.from_source(source, filename)
+    prog = Program.from_source(source, filename, budgets)
     if memory_mb:
         limit_memory(memory_mb)
     session = WATCHDOG.session() if watchdog else None
@@ -129,11 +129,13 @@ class WorkerPool:
     0: no limit); `wall`: the wall limit of one call inside the worker (its watchdog) —
     the parent kills a worker whose call passes `wall + margin` (margin: max(0.5, wall/2)
     by default; a call may carry its own wall as a fourth element); `watchdog`: run the
-    in-worker watchdog (off only for tests of the parent's kill)."""
+    in-worker watchdog (off only for tests of the parent's kill); `budgets`: the functions'
+    `@fuel` budgets (racesl.lower.budgets): a call of one gets at least its budget and the
+    wall limit grown with it (racesl.runtime.limits.call_limits), the kill margin too."""
 
     def __init__(self, source: str, filename: str, *, workers: int, memory_mb: int = 512,
                  cpu_s: int = 60, wall: float = DEFAULT_WALL, watchdog: bool = True,
-                 margin: float | None = None):
+                 margin: float | None = None, budgets: dict[str, int] | None = None):
         if workers < 1:
             raise ValueError("workers must be at least 1")
         compile(source, filename, "exec", dont_inherit=True)  # fail here, not in every worker
@@ -144,6 +146,7 @@ class WorkerPool:
         self.wall = wall
         self.watchdog = watchdog
         self.margin = margin  # None: max(0.5, wall / 2) for each call's wall
+        self.budgets = dict(budgets or {})
         self.restarts = 0  # workers killed or lost, and replaced
         self._ctx = mp.get_context("fork")
         self._workers: list[_Worker] = []
@@ -160,7 +163,7 @@ class WorkerPool:
         proc = self._ctx.Process(
             target=_worker_main, daemon=True, name="races-worker",
             args=(child, [parent, *others], self.source, self.filename, self.memory_mb,
-                  self.cpu_s, self.wall, self.watchdog, progress, os.getpid()))
+                  self.cpu_s, self.wall, self.watchdog, progress, os.getpid(), self.budgets))
         close_in_forks(parent)
         proc.start()
         child.close()
@@ -200,16 +203,21 @@ class WorkerPool:
         Outcomes in the same order."""
         if self._closed:
             raise RuntimeError("WorkerPool is closed")
+        if self.budgets:
+            calls = [self._raised(c) for c in calls]
         n = len(calls)
         results: list[Outcome | None] = [None] * n
         if not n:
             return []
         size = max(16, min(256, math.ceil(n / (4 * len(self._workers)))))
+        walls = [c[3] for c in calls if len(c) > 3 and c[3] is not None]
+        longest = max(walls, default=self.wall)
+        if self.cpu_s and longest > self.wall:  # calls given more time (@fuel): a chunk must fit its CPU limit
+            size = max(1, min(size, int(self.cpu_s // longest)))
         items = list(enumerate(calls))
         queue = deque(items[i:i + size] for i in range(0, n, size))
         attempts: dict[int, int] = {}
         next_id = 0
-        walls = [c[3] for c in calls if len(c) > 3 and c[3] is not None]
         poll = min(0.05, max(0.005, min([self.wall, *walls]) / 8))
         margin = self.margin
 
@@ -279,12 +287,21 @@ class WorkerPool:
                     results[i] = Outcome(None, "timeout", 0,
                                          f"Timeout: worker killed after {now - started:.2f} s")
                     requeue(job, k)
-                elif not started and now - w.since > len(job) * (self.wall + 1) + 10:
+                elif not started and now - w.since > sum((c[3] if len(c) > 3 and c[3] else self.wall) + 1
+                                                          for _, c in job) + 10:
                     reason = self._kill(w)  # stuck outside any call (sending a result?)
                     self._replace(w)
                     for i, _ in job:
                         results[i] = Outcome(None, "error", 0, f"worker died: stuck ({reason})")
         return results  # type: ignore[return-value]
+
+    def _raised(self, call: tuple) -> tuple:
+        """`call` with the budget and wall limit its function's `@fuel` gives it, where
+        larger (as the worker's Program would raise them: here too, for the kill limits)."""
+        name, args, fuel = call[:3]
+        wall = call[3] if len(call) > 3 and call[3] is not None else self.wall
+        f, w = call_limits(self.budgets, name, fuel, wall)
+        return call if f == fuel else (name, args, f, w, *call[4:])
 
     # ------------------------------------------------------------ lifetime
 

@@ -67,11 +67,15 @@ _DEFAULT_ALPHABET = string.ascii_lowercase
 
 
 class NoSample(Exception):
-    """No value of the type could be drawn (unsatisfiable, or too rare for rejection)."""
+    """No value of the type could be drawn (unsatisfiable, or too rare for rejection).
+    `cause`: "draw" (the type's own sampler found none), or for a @sample helper the status
+    that stopped it ("fuel", "timeout", "assert", "error", ...), "size" (a value too large to
+    use) or "outside" (a value outside the parameter's type); racesc check counts them."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, cause: str = "draw"):
         super().__init__(reason)
         self.reason = reason
+        self.cause = cause
 
 
 class _Retry(Exception):

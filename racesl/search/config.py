@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -20,10 +21,13 @@ import attrs
 from racesl.runtime.limits import MAX_FUEL
 from racesl.templates import problem as template_problem
 
-OPERATORS = ("sequential", "parallel", "sort", "select", "branch", "loop")
+OPERATORS = ("sequential", "parallel", "sort", "select", "branch", "loop", "individual")
+# what a compile builds unless told: every operator but `individual` (the paper's RL_individual
+# baseline, one environment a task, asked for by name)
+DEFAULT_OPERATORS = OPERATORS[:6]
 # The paper's main run: sequential and parallel 2–12, sort and select 2–6.
 DEFAULT_SIZES = {"sequential": (2, 12), "parallel": (2, 12), "sort": (2, 6), "select": (2, 6),
-                 "branch": (2, 6), "loop": (2, 6)}
+                 "branch": (2, 6), "loop": (2, 6), "individual": (1, 1)}
 MAX_SIZE = 64  # the largest composition size an operator range may reach
 MAX_LEVEL = 40  # racesl.sample.default.MAX_LEVEL: samplers treat higher levels as this
 
@@ -230,6 +234,9 @@ def _distractors(value) -> tuple[int, int]:
 
 
 def _size_range(name: str, lo, hi) -> None:
+    if name == "individual" and (lo, hi) != (1, 1):
+        raise ConfigError(f"size {lo}-{hi} for individual: an individual task is one environment, its size is 1 "
+                          "(write individual or individual=1)", "operators", name)
     if type(lo) is not int or type(hi) is not int or not 1 <= lo <= hi <= MAX_SIZE:
         raise ConfigError(f"size range {lo}-{hi} for {name} must satisfy 1 <= lo <= hi <= {MAX_SIZE}",
                           "operators", name)
@@ -263,6 +270,40 @@ def _templates_ok(_inst, _attr, value) -> None:
             raise ConfigError(f"[templates] {op} {why}", "templates", op)
 
 
+def _envs_spec(_inst, _attr, value) -> None:
+    if value is None or (type(value) is int and value >= 1) or (isinstance(value, str) and value.strip()):
+        return
+    raise ConfigError(f'[compile] envs must be a count of at least 1 (envs = 50) or a file of names '
+                      f'(envs = "envs.txt"), not {show(value)}', "compile", "envs")
+
+
+def _names(_inst, attr, value) -> None:
+    if not isinstance(value, tuple) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(f'[compile] {attr.name} must be a list of environment or module names, e.g. '
+                          f'{attr.name} = ["ciphers", "numbers.fibonacci"], not {show(value)}', "compile", attr.name)
+
+
+def _weight_pairs(value):
+    """A [weights] table ({name: weight}) as sorted (name, weight) pairs: hashable, and the
+    same config whatever order the file lists them in."""
+    if isinstance(value, dict):
+        return tuple(sorted(value.items(), key=lambda kv: str(kv[0])))
+    return as_tuple(value)
+
+
+def _weights(_inst, _attr, value) -> None:
+    if not isinstance(value, tuple):
+        raise ConfigError(f'[weights] must map environment or module names to weights, e.g. "ciphers" = 2.0, '
+                          f"not {show(value)}", "weights")
+    for item in value:
+        if not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str) or not item[0]:
+            raise ConfigError(f"[weights] entries must be name = weight, not {show(item)}", "weights")
+        name, w = item
+        if type(w) not in (int, float) or not math.isfinite(w) or w < 0:
+            raise ConfigError(f'[weights] "{name}" must be a finite number of at least 0 (0: never used), '
+                              f"not {show(w)}", "weights", name)
+
+
 @attrs.frozen
 class CompileConfig:
     SECTION: ClassVar[str] = "compile"
@@ -270,7 +311,7 @@ class CompileConfig:
     n: int = attrs.field(default=1000, validator=_task_count)
     seed: int = attrs.field(default=0, validator=whole())
     operators: tuple[tuple[str, int, int], ...] = attrs.field(
-        default=tuple((o, *DEFAULT_SIZES[o]) for o in OPERATORS), converter=as_tuple, validator=_operators)
+        default=tuple((o, *DEFAULT_SIZES[o]) for o in DEFAULT_OPERATORS), converter=as_tuple, validator=_operators)
     filters: Filters = attrs.field(default=Filters(), validator=_filters_ok)
     expansions: int = attrs.field(default=6, validator=whole(1))  # candidate next environments tried from one state
     restarts: int = attrs.field(default=12, validator=whole(1))  # fresh starts before a task index is given up
@@ -285,6 +326,12 @@ class CompileConfig:
     solver: bool = attrs.field(default=True, validator=flag)  # prove edges and prune degenerate envs with Z3
     templates: dict = attrs.field(factory=dict, eq=False, validator=_templates_ok)  # operator → template text
     include: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=texts)
+    # which environments the search may use (racesl.search.subsets): a seeded sample of this
+    # many, spread over modules, or the names in this file; less the excluded names
+    envs: int | str | None = attrs.field(default=None, validator=_envs_spec)
+    exclude: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=_names)
+    # (environment or module, weight): an environment's share of appearances follows its weight
+    weights: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_weight_pairs, validator=_weights)
 
     def sizes(self, op: str) -> tuple[int, int]:
         for name, lo, hi in self.operators:
@@ -324,9 +371,9 @@ def parse_operators(spec: str) -> tuple[tuple[str, int, int], ...]:
 
 # ------------------------------------------------------------ races.toml
 
-SECTIONS = ("compile", "operators", "filters", "templates")
+SECTIONS = ("compile", "operators", "filters", "templates", "weights")
 COMPILE_KEYS = ("sources", "n", "seed", "expansions", "restarts", "max_level", "batch", "block", "quota_slack",
-                "distractors", "solver", "include")
+                "distractors", "solver", "include", "envs", "exclude")
 # command-line options people write into races.toml
 CLI_ONLY = {"format": "a command-line option: --format", "workers": "a command-line option: --workers",
             "output": "a command-line option: -o", "out": "a command-line option: -o",
@@ -463,6 +510,18 @@ def _filters_from(table: dict) -> Filters:
     return Filters(**table)
 
 
+def _flat(table: dict, prefix: str = "") -> dict:
+    """[weights] with its dotted keys joined again: TOML reads an unquoted `lists.sum_all = 2`
+    as a table {"lists": {"sum_all": 2}}; the name meant is "lists.sum_all"."""
+    out = {}
+    for k, v in table.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
 def from_toml(data: dict, base: Path) -> dict:
     """Keyword arguments for CompileConfig from a races.toml table; every value is checked
     (ConfigError names the setting). `sources` is read by the CLI (`sources`)."""
@@ -472,6 +531,8 @@ def from_toml(data: dict, base: Path) -> dict:
     kw = {k: v for k, v in comp.items() if k not in ("sources", "include")}
     if "include" in comp:
         kw["include"] = _paths("compile", "include", comp["include"], base)
+    if isinstance(comp.get("envs"), str) and comp["envs"].strip():
+        kw["envs"] = str((base / comp["envs"]).resolve())  # a file of names, relative to the config file
     if "sources" in comp:
         _paths("compile", "sources", comp["sources"], base)
     if data.get("operators"):
@@ -480,6 +541,8 @@ def from_toml(data: dict, base: Path) -> dict:
         kw["filters"] = _filters_from(data["filters"])
     if data.get("templates"):
         kw["templates"] = _templates_from(data["templates"], base)
+    if data.get("weights"):
+        kw["weights"] = _flat(data["weights"])
     CompileConfig(**kw)  # every value checked here, where the file is known
     return kw
 

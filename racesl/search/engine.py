@@ -211,17 +211,27 @@ def _dropped(status: str) -> str:
     return "error" if status in ("error", "recursion") else status
 
 
+def usable_names(envs: dict, cfg: CompileConfig, pruned) -> list[str]:
+    """The environments a search over `envs` could use, `pruned` ones aside: answer makers,
+    and Bool ones where a branch may take them as its condition (what `--envs N` draws from)."""
+    branch = any(op == "branch" for op, _, _ in cfg.operators)
+    return [q for q in sorted(envs) if q not in pruned
+            and (branch or not cfg.filters.bool_values or not _is_bool(envs[q].output))]
+
+
 class Search:
     def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig, exclude: set[str] = frozenset(),
-                 sandbox=None):
+                 sandbox=None, weights: dict[str, float] | None = None):
         self.lib = lib
+        self.weights = weights or {}  # environment → weight, where not 1 ([weights]): scales its quota
         self.graph = graph
         self.cfg = cfg
         self.exec = Executor(lib, cfg, sandbox)
         self.envs = graph.envs
         # `exclude`: environments the solver showed can only produce degenerate outputs.
         # Bool-valued ones may still be a branch's condition, which is never an answer.
-        self.conditions = sorted(q for q in self.envs if q not in exclude and _is_bool(self.envs[q].output))
+        self.conditions = sorted(q for q in self.envs if q not in exclude and _is_bool(self.envs[q].output)
+                                 and not self.envs[q].source)  # (a generator's answer is drawn, not run)
         if cfg.filters.bool_values:
             exclude = set(exclude) | set(self.conditions)  # their every output would be dropped
         self.names = sorted(q for q in self.envs if q not in exclude)
@@ -236,12 +246,34 @@ class Search:
                 self._next[q, final] = (tuple(d for d, _ in keep), dict(keep))
 
     def starts_taking(self, t: T.Type) -> list[str]:
-        """The start environments whose input has the shape of `t` (refinements erased)."""
+        """The start environments whose input has the shape of `t` (refinements erased) that
+        run on a given value: generator environments (sources) draw their own."""
         shape = T.erase(t)
         hit = self._by_input.get(shape)
         if hit is None:
-            hit = self._by_input[shape] = [q for q in self.starts if T.erase(self.envs[q].input) == shape]
+            hit = self._by_input[shape] = [q for q in self.starts if T.erase(self.envs[q].input) == shape
+                                           and not self.envs[q].source]
         return hit
+
+    def source_step(self, env: EnvSig, rng: random.Random, level: int, stats: Counter) -> tuple[Any, Step] | None:
+        """A generator environment's instance and its step (racesl.check.generators): the
+        input and answer its helper draws, then its settings; the answer is not computed
+        from the input, so the body never runs. None (counted) when the draw fails or the
+        answer is dropped by the filters (a copy of the input included)."""
+        try:
+            x, value = self.lib.draw(env, rng, level)
+            st = self.settings(env, rng, level)
+        except NoSample:
+            stats["error"] += 1
+            return None
+        text = canonical(value)
+        why = value_filter(self.cfg.filters, value, text)
+        if not why and self.cfg.filters.repeated_state and text == canonical(x):
+            why = "repeated_state"
+        if why:
+            stats[why] += 1
+            return None
+        return x, Step(env.qualname, st, value, text, 0)
 
     # ------------------------------------------------------------ weighted choice
 
@@ -358,7 +390,15 @@ class Search:
             if q0 is None:
                 return None
             env0 = self.envs[q0]
-            if x0 is None:
+            if env0.source and x0 is None:  # a generator environment draws x0 with its step
+                drawn = self.source_step(env0, rng, lvl, stats)
+                if drawn is None:
+                    continue
+                x, first = drawn
+                x_text = canonical(x)
+                steps, states, alternatives = [first], {x_text, first.text}, []
+                ok = True
+            elif x0 is None:
                 try:
                     x = self.lib.sample_input(env0, rng, lvl)
                 except NoSample:
@@ -366,11 +406,10 @@ class Search:
                     continue
             else:
                 x = x0
-            x_text = canonical(x)
-            steps: list[Step] = []
-            states = {x_text}
-            alternatives: list = []
-            ok = self.extend(steps, states, x, rng, lvl, stats, ("start", q0), (q0,), {}, alternatives)
+            if not env0.source or x0 is not None:
+                x_text = canonical(x)
+                steps, states, alternatives = [], {x_text}, []
+                ok = self.extend(steps, states, x, rng, lvl, stats, ("start", q0), (q0,), {}, alternatives)
             while ok and len(steps) < size:
                 last = steps[-1].env
                 final = allow_terminal_end and len(steps) == size - 1
@@ -388,4 +427,8 @@ class Search:
         """Each environment's quota for `count` tasks (default: n) of that mean size."""
         share = (self.cfg.n if count is None else count) * mean_size / max(1, len(self.names))
         q = max(2.0, math.ceil(share * self.cfg.quota_slack))
+        if self.weights:  # each quota in proportion to its weight, the mean weight keeping the total
+            w = self.weights
+            mean = sum(w.get(name, 1.0) for name in self.names) / max(1, len(self.names)) or 1.0
+            return {name: q * w.get(name, 1.0) / mean for name in sorted(set(self.names) | set(self.conditions))}
         return {name: q for name in sorted(set(self.names) | set(self.conditions))}

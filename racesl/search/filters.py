@@ -30,11 +30,11 @@ def value_filter(f: Filters, value, text: str) -> str | None:
 class AnswerShare:
     """The constant-guess filter: within an operator × size cell, one final answer may make
     up at most `share` of the tasks kept so far (two are always allowed), so no constant
-    guess collects more. It applies where the answer is one value (branch and loop: a loop
-    that converges from most starts answers the same value again and again). Tasks arrive
+    guess collects more. It applies where the answer is one value (branch, loop and
+    individual: a loop that converges from most starts answers the same value again and again). Tasks arrive
     in index order, so what it keeps does not depend on the number of workers."""
 
-    OPERATORS = ("branch", "loop")
+    OPERATORS = ("branch", "loop", "individual")
 
     def __init__(self, share: float):
         self.share = share

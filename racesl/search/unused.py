@@ -22,7 +22,8 @@ _HINTS = {
     "bool": "a Bool answer is a coin flip; Bool environments serve only as branch conditions",
     "big_int": "raise `--filter max_int=N`",
     "long_text": "raise `--filter max_text=N`",
-    "fuel": "raise `--filter max_steps=N`, or make the body cheaper",
+    "fuel": "declare the budget it needs with @fuel(N) on the environment, raise `--filter max_steps=N`, "
+            "or make the body cheaper",
     "assert": "its asserts reject most sampled inputs; give it a sampler for its domain",
 }
 
@@ -43,6 +44,10 @@ def why_unused(lib, cfg, env, graph=None, run=None) -> str:
     for i in range(SAMPLES):
         rng: random.Random = item_rng(cfg.seed, "unused", env.qualname, i)
         try:
+            if env.source:  # a generator environment: its answer is drawn, never run (racesl.check.generators)
+                x, drawn = lib.draw(env, rng, i % (cfg.max_level + 1))
+                reasons[value_filter(f, drawn, canonical(drawn)) or "ok"] += 1
+                continue
             x = lib.sample_input(env, rng, i % (cfg.max_level + 1))
             settings = lib.sample_settings(env, rng, i % (cfg.max_level + 1))
         except Exception:  # a sampler that fails: `racesc check` reports it in full
@@ -63,15 +68,18 @@ def why_unused(lib, cfg, env, graph=None, run=None) -> str:
 
 
 def unused_reasons(lib, cfg, graph, usage, pruned: dict[str, str], dropped: dict[str, int] | None = None,
-                   run=None) -> dict[str, str]:
+                   run=None, left_out: dict[str, str] | None = None) -> dict[str, str]:
     """{environment: why} for every environment no task used, in name order; `dropped`:
     {environment: timed-out calls} of those the search stopped running (never run again
-    here); `run`: as for `why_unused`."""
+    here); `run`: as for `why_unused`; `left_out`: {environment: why} of those the
+    environment settings left out (racesl.search.subsets; never run here either)."""
     out = {}
     for q in sorted(lib.envs):
         if usage[q]:
             continue
-        if q in pruned:
+        if left_out and q in left_out:
+            out[q] = left_out[q]
+        elif q in pruned:
             out[q] = f"the solver proved every output is dropped ({pruned[q]})"
         elif dropped and q in dropped:
             out[q] = _dropped(dropped[q], cfg.filters.wall)

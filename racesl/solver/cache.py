@@ -2,8 +2,9 @@
 refinements — not once per compile.
 
 Answers are deterministic (Z3 runs under an `rlimit`, not a clock), so a cached answer is
-exactly what a fresh query would say; the file is keyed by racesl's version and the
-rlimit. `RACESL_CACHE_DIR` moves it; `RACESL_NO_CACHE=1` turns it off.
+exactly what a fresh query would say; the file is keyed by racesl's version, the
+encoder's fragment (racesl.solver.encode.FRAGMENT: what it reads, and the Unicode tables
+its character classes come from) and the rlimit. `RACESL_CACHE_DIR` moves it; `RACESL_NO_CACHE=1` turns it off.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from racesl import __version__
 from racesl.atomic import atomic_write
+from racesl.solver.encode import FRAGMENT
 
 
 def cache_dir() -> Path | None:
@@ -30,7 +32,7 @@ class CachedClassifier:
     def __init__(self, solver):
         self.solver = solver
         d = cache_dir()
-        self.path = None if d is None else d / f"edges-{__version__}-r{solver.rlimit}.json"
+        self.path = None if d is None else d / f"edges-{__version__}-{FRAGMENT}-r{solver.rlimit}.json"
         self.table: dict[str, str | None] = {}
         self.dirty = False
         self.hits = 0

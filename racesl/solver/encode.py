@@ -41,20 +41,27 @@ from typing import Any
 
 import attrs
 
+from racesl.solver import chars as _chars
 from racesl.syntax import ast as A
 from racesl.types import builtins as _table
 from racesl.types import types as T
 
-__all__ = ["Scope", "scope_of", "flatten", "Conj", "conjuncts_of", "Enc", "Encoder", "BUILTINS"]
+__all__ = ["Scope", "scope_of", "flatten", "Conj", "conjuncts_of", "Enc", "Encoder", "BUILTINS", "FRAGMENT"]
 
 # the body's builtins (racesl.types.builtins), and `frozenset`
 BUILTINS = frozenset(e.name for e in _table.builtins()) | {"frozenset"}
+
+# the encoder's fragment, named in the classification cache's key (racesl.solver.cache): a
+# cached answer from another fragment (or another Unicode table) is never reused
+FRAGMENT = f"chars1-u{_chars.UNICODE}"
 
 SEQ_KINDS = ("str", "list", "set", "dict", "tuple")
 # str methods that return a bool, never raise, and are False on the empty string
 _NONEMPTY_METHODS = frozenset(
     "isalpha isdigit islower isupper isalnum isspace isdecimal isnumeric istitle isidentifier".split())
 _BOOL_METHODS = _NONEMPTY_METHODS | {"isascii", "isprintable"}
+# the language's character-class methods (racesl.types.builtins): encoded exactly, racesl.solver.chars
+_CHAR_METHODS = _chars.METHODS
 _MAX_FOLD_BITS = 4096  # constant folding gives up on larger intermediate values
 
 
@@ -294,6 +301,9 @@ class Encoder:
         self.ctx = z3.Context()
         self._ints: dict[str, Any] = {}
         self._bools: dict[str, Any] = {}
+        self._strs: dict[str, Any] = {}
+        self._charsets: dict[frozenset, Any] = {}
+        self._alphabet = None
         self.TRUE = z3.BoolVal(True, self.ctx)
         self.FALSE = z3.BoolVal(False, self.ctx)
 
@@ -313,6 +323,37 @@ class Encoder:
 
     def num(self, v: int):
         return self.z3.IntVal(v, self.ctx)
+
+    def str_var(self, s: Scope) -> tuple[Any, list]:
+        """A str scope's value as a Z3 String over the abstract alphabet of
+        racesl.solver.chars, and the facts tying it to `len(...)`. Made only for the
+        conjuncts that read characters, so queries about lengths alone stay as they were."""
+        name = f"str({s.path})"
+        v = self._strs.get(name)
+        if v is None:
+            v = self._strs[name] = self.z3.String(name, self.ctx)
+        if self._alphabet is None:
+            self._alphabet = self.z3.Star(self.charset(_chars.ALPHABET))
+        return v, [self.z3.Length(v) == self.length(s), self.z3.InRe(v, self._alphabet)]
+
+    def charset(self, codes) -> Any:
+        """A Z3 regex of one character among the abstract `codes`."""
+        key = frozenset(codes)
+        hit = self._charsets.get(key)
+        if hit is None:
+            z3, ks, parts, i = self.z3, sorted(key), [], 0
+            while i < len(ks):
+                j = i
+                while j + 1 < len(ks) and ks[j + 1] == ks[j] + 1:
+                    j += 1
+                parts.append(z3.Range(chr(ks[i]), chr(ks[j]), ctx=self.ctx))
+                i = j + 1
+            if not parts:
+                hit = z3.Empty(z3.ReSort(z3.StringSort(self.ctx)))
+            else:
+                hit = parts[0] if len(parts) == 1 else z3.Union(*parts)
+            self._charsets[key] = hit
+        return hit
 
     def value(self, s: Scope):
         """The value of an int or bool scope."""
@@ -351,8 +392,10 @@ class Encoder:
 
     # -- conjuncts
 
-    def encode(self, c: Conj, s: Scope) -> Enc:
-        w = _Walk(self, {c.var: s}, c.scoped, s.path)
+    def encode(self, c: Conj, s: Scope, chars: bool = True) -> Enc:
+        """`chars=False`: character classes as opaque atoms with their length axioms (Z3
+        Optimize, for the sampler's bounds, gives up on string constraints)."""
+        w = _Walk(self, {c.var: s}, c.scoped, s.path, chars)
         if c.mode == "true":
             f = w.true(c.expr, True)
         else:
@@ -363,8 +406,9 @@ class Encoder:
 class _Walk:
     """One conjunct's encoding: collects atoms and axioms."""
 
-    def __init__(self, enc: Encoder, bindings: dict[str, Scope], scoped: str, root: str):
+    def __init__(self, enc: Encoder, bindings: dict[str, Scope], scoped: str, root: str, chars: bool = True):
         self.e = enc
+        self.chars = chars
         self.z3 = enc.z3
         self.b = bindings
         # atom names: same text, same bindings, same module-scoping → same atom
@@ -649,6 +693,8 @@ class _Walk:
                 except TypeError:
                     pass
             raise _Opaque()
+        if name == "all" and len(args) == 1 and self.chars:
+            return self.all_chars(args[0])
         if name == "abs" and len(args) == 1:
             v = self.val(args[0])
             if not self.numeric(v):
@@ -673,6 +719,29 @@ class _Walk:
             raise _Opaque()
         raise _Opaque()
 
+    def all_chars(self, g: A.Expr) -> _Val:
+        """`all(P(c) for c in x)` over a str `x`: every character in P's set
+        (racesl.solver.chars reads P); exact unless P names a non-ASCII literal."""
+        chars = _chars
+        if not (isinstance(g, A.Comprehension) and g.kind in ("gen", "list") and len(g.generators) == 1):
+            raise _Opaque()
+        gen = g.generators[0]
+        s = self.scope_expr(gen.iter)
+        if gen.ifs or not isinstance(gen.target, A.Name) or s is None or s.kind != "str":
+            raise _Opaque()
+        x = gen.target.id
+        if x in self.b or (_free_names(g.elt) - {x} - BUILTINS):
+            raise _Opaque()  # P reads more than its character
+        try:
+            codes, exact = chars.char_predicate(g.elt, x, lambda e: _literal(e))
+        except chars.NotACharSet:
+            raise _Opaque() from None
+        v, link = self.e.str_var(s)
+        self.axioms.extend(link)
+        if not exact:
+            self.inexact = True
+        return _Val("bool", self.z3.InRe(v, self.z3.Star(self.e.charset(codes))))
+
     def distinct_count(self, s: Scope) -> _Val:
         """`len(set(it))`: an Int between min(1, len) and len. `set(it)` raises for unhashable
         elements: a list's may be, a tuple's when the tuple is unhashable."""
@@ -687,6 +756,10 @@ class _Walk:
         s = self.scope_expr(f.value)
         if s is None or s.kind != "str" or e.keywords:
             raise _Opaque()
+        if f.attr in _CHAR_METHODS and not e.args and self.chars:
+            v, link = self.e.str_var(s)
+            self.axioms.extend(link)
+            return _Val("bool", self.z3.InRe(v, _chars.string_regex(self.e, f.attr)))
         if f.attr in _BOOL_METHODS and not e.args:
             a = self.atom(e, "b")
             if f.attr in _NONEMPTY_METHODS:

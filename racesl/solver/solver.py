@@ -55,14 +55,15 @@ class Solver:
     `proved` / `guarded` / `dropped` (answers of `classify`, hits included).
     """
 
-    def __init__(self, rlimit: int = DEFAULT_RLIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS):
+    def __init__(self, rlimit: int = DEFAULT_RLIMIT, timeout_ms: int = DEFAULT_TIMEOUT_MS, chars: bool = True):
         self.rlimit = rlimit
         self.timeout_ms = timeout_ms
+        self.chars = chars  # False: character classes stay opaque, as before racesl.solver.chars
         self._encoder = None
         self._solvers: dict[str, Any] = {}
         self._optimizers: dict[str, Any] = {}
         self._conj_cache: dict[tuple, tuple[Conj, ...]] = {}
-        self._enc_cache: dict[tuple[str, str], Enc] = {}
+        self._enc_cache: dict[tuple[str, str, bool], Enc] = {}
         self._results: dict[tuple, str] = {}
         self._classified: dict[tuple, str | None] = {}
         self.memo: dict[tuple, Any] = {}  # for helpers built on the solver (prune, bounds)
@@ -112,12 +113,14 @@ class Solver:
             out.extend(hit)
         return out
 
-    def encode(self, item: Item) -> Enc:
+    def encode(self, item: Item, chars: bool | None = None) -> Enc:
+        """`chars=False`: character classes left opaque (racesl.solver.bounds)."""
+        chars = self.chars if chars is None else chars
         c, s = item
-        k = (c.key, s.key)
+        k = (c.key, s.key, chars)
         e = self._enc_cache.get(k)
         if e is None:
-            e = self._enc_cache[k] = self.encoder.encode(c, s)
+            e = self._enc_cache[k] = self.encoder.encode(c, s, chars)
         return e
 
     def check(self, root: Scope, formulas: list) -> str:

@@ -9,8 +9,9 @@ Sections:
 
     [model]       path, dtype, attn_implementation, system_prompt, chat, tokenizer
     [data]        source ("stream" | "file"), paths, include, tasks, seed, max_level,
-                  expansions, restarts, distractors, batch, quota_slack, solver
-    [operators]   as in races.toml: sequential = "2-12", ...
+                  expansions, restarts, distractors, batch, quota_slack, solver, envs, exclude
+    [operators]   as in races.toml: sequential = "2-12", individual = "1", ...
+    [weights]     as in races.toml: "module" = 2.0, "module.env" = 0.5
     [filters]     as in races.toml
     [templates]   as in races.toml
     [curriculum]  racesl.curriculum.CurriculumConfig fields; the section turns it on
@@ -32,9 +33,11 @@ from racesl.curriculum import CurriculumConfig
 from racesl.search.config import (CompileConfig, ConfigError, as_tuple, flag, from_toml, locate, maybe_text, one_of,
                                   read_toml, show, text, texts, unknown_keys, unknown_sections)
 
-SECTIONS = ("model", "data", "operators", "filters", "templates", "curriculum", "grpo", "vllm", "launch")
+SECTIONS = ("model", "data", "operators", "filters", "templates", "weights", "curriculum", "grpo", "vllm",
+            "launch")
 MODEL_KEYS = ("path", "dtype", "attn_implementation", "system_prompt", "chat", "tokenizer")
-COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "quota_slack", "solver")
+COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "quota_slack", "solver",
+                "envs", "exclude")
 DATA_KEYS = ("source", "paths", "include", "tasks", *COMPILE_KEYS)
 VLLM_KEYS = ("enabled", "mode", "model_impl", "enable_sleep_mode", "server_base_url", "server_host", "server_port",
              "server_timeout", "group_port", "gpu_memory_utilization", "max_model_length", "tensor_parallel_size",
@@ -206,11 +209,24 @@ def _compile(data: dict, base: Path) -> CompileConfig:
     races.toml; an error names the train TOML's section ([data], not [compile])."""
     d = data.get("data", {})
     races = {"compile": {k: d[k] for k in COMPILE_KEYS if k in d}}
-    races.update({k: data[k] for k in ("operators", "filters", "templates") if k in data})
+    races.update({k: data[k] for k in ("operators", "filters", "templates", "weights") if k in data})
     try:
         return CompileConfig(**from_toml(races, base))
     except ConfigError as e:
         raise (e.moved("data") if e.section == "compile" else e) from None
+
+
+def located(err: ConfigError, path: Path | None) -> ConfigError:
+    """An error found after loading (an unknown name in [data] envs or exclude, or in
+    [weights], once the library is known), with the train TOML's file:line."""
+    err = err.moved("data") if err.section == "compile" else err
+    if path is None or err.section is None:
+        return err
+    try:
+        text_ = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        text_ = ""
+    return locate(err, Path(path), text_)
 
 
 def _grpo(g: dict) -> tuple[dict, dict]:

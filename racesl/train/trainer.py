@@ -254,8 +254,14 @@ def build(cfg: TrainConfig, *, model: str | None = None, output_dir: str | None 
     source = None
     if cfg.data.source == "stream":
         lib = load_library(cfg)
-        source = S.TaskStream(lib, cfg.compile, curriculum, keep=keep, system_prompt=cfg.model.system_prompt,
-                              chat=cfg.model.chat)
+        from racesl.search.config import ConfigError
+        from racesl.train.config import located
+
+        try:
+            source = S.TaskStream(lib, cfg.compile, curriculum, keep=keep, system_prompt=cfg.model.system_prompt,
+                                  chat=cfg.model.chat)
+        except ConfigError as e:  # an unknown name in [data] envs or exclude, or [weights]: file:line
+            raise TrainError(str(located(e, cfg.path))) from None
         dataset = S.iterable_dataset(source)
     elif curriculum is not None:
         source = S.FileStream(records, curriculum, cfg.compile.seed, keep=keep,

@@ -207,6 +207,152 @@ ENTRIES: tuple[Entry, ...] = (
     _m("rng", "shuffle", 1, 1, result="none"),
 )
 
+
+
+# ---------------------------------------------------------------- what to write instead (by meaning)
+
+# receivers a refused method may be called on: the table's, and the values without methods
+INSTEAD_RECEIVERS = RECEIVERS + ("Set", "Int", "*")  # "*": any receiver
+
+
+@attrs.frozen
+class Instead:
+    """What to write instead of a Python method or builtin the language leaves out, by what
+    it means, not by how it is spelled (`.remove()` is not 'reverse'; `isnumeric` is
+    'isdigit'; `map` is a comprehension). `use` names an allowed method (of `receiver`) or
+    builtin (receiver None) that does the same job where the call can stay as written (the
+    language server offers it as a quick fix); otherwise `note` alone says how. The
+    checker's E200/E503 hints read this (racesl.check.suggest)."""
+
+    receiver: str | None = attrs.field(validator=lambda _i, _a, v: v is None or _receiver_or_more(v))
+    name: str
+    use: str | None = None
+    note: str = ""
+
+    @property
+    def hint(self) -> str:
+        if self.use is None:
+            return self.note
+        return f"did you mean '{self.use}'?" + (f" {self.note}" if self.note else "")
+
+
+def _receiver_or_more(value) -> None:
+    if value not in INSTEAD_RECEIVERS:
+        raise ValueError(f"unknown receiver {value!r}")
+
+
+def _i(receiver, name, use=None, note=""):
+    return Instead(receiver, name, use, note)
+
+
+_COMPREHENSION = "use a comprehension: [f(x) for x in xs]"
+_NO_FLOATS = "there are no floats: Int arithmetic, with // and % for division"
+INSTEAD: tuple[Instead, ...] = (
+    # Str
+    _i("Str", "isnumeric", "isdigit"),
+    _i("Str", "isdecimal", "isdigit"),
+    _i("Str", "isalnum", None, "test each character: all(c.isalpha() or c.isdigit() for c in s)"),
+    _i("Str", "isspace", None, "compare the stripped text: s != '' and s.strip() == ''"),
+    _i("Str", "istitle", None, "compare with the title case: s == s.title()"),
+    _i("Str", "lstrip", None, "strip() strips both ends; for the left one only, slice the text"),
+    _i("Str", "rstrip", None, "strip() strips both ends; for the right one only, slice the text"),
+    _i("Str", "casefold", "lower"),
+    _i("Str", "capitalize", None, "upper-case the first letter: s[:1].upper() + s[1:].lower()"),
+    _i("Str", "rfind", None, "search the reversed text: len(s) - 1 - s[::-1].find(c) for one character c"),
+    _i("Str", "rindex", None, "search the reversed text: len(s) - 1 - s[::-1].index(c) for one character c"),
+    _i("Str", "splitlines", None, "split at line breaks: s.split('\\n')"),
+    _i("Str", "rsplit", "split"),
+    _i("Str", "partition", None, "split once: s.split(sep, 1)"),
+    _i("Str", "removeprefix", None, "test and slice: s[len(p):] if s.startswith(p) else s"),
+    _i("Str", "removesuffix", None, "test and slice: s[:len(s) - len(p)] if p and s.endswith(p) else s"),
+    _i("Str", "format", None, "write an f-string: f'{x} and {y}'"),
+    _i("Str", "center", None, "pad by hand: ' ' * k + s + ' ' * k"),
+    _i("Str", "ljust", None, "pad by hand: s + ' ' * (n - len(s))"),
+    _i("Str", "rjust", None, "pad by hand: ' ' * (n - len(s)) + s (zfill pads with zeros)"),
+    _i("Str", "translate", None, "map each character: ''.join(table.get(c, c) for c in s)"),
+    _i("Str", "encode", None, "there are no bytes: ord(c) gives a character's code point"),
+    # List
+    _i("List", "remove", None, "pop its index: xs.pop(xs.index(v)) removes the first v; "
+                               "[y for y in xs if y != v] leaves out every v"),
+    _i("List", "add", "append"),
+    _i("List", "push", "append"),
+    _i("List", "clear", None, "assign a new empty list: xs = []"),
+    _i("List", "discard", None, "leave the item out: [y for y in xs if y != v]"),
+    # Dict
+    _i("Dict", "update", None, "assign each pair: for k, v in other.items(): d[k] = v"),
+    _i("Dict", "has_key", None, "test membership: k in d"),
+    _i("Dict", "popitem", None, "pop a key you choose: d.pop(k)"),
+    _i("Dict", "clear", None, "assign a new empty dict: d = {}"),
+    _i("Dict", "fromkeys", None, "use a dict comprehension: {k: v for k in keys}"),
+    _i("Dict", "iteritems", "items"),
+    _i("Dict", "iterkeys", "keys"),
+    _i("Dict", "itervalues", "values"),
+    # Set (no methods: operators)
+    _i("Set", "add", None, "build a new set: s | {x}"),
+    _i("Set", "update", None, "build a new set: s | t"),
+    _i("Set", "union", None, "use the operator: s | t"),
+    _i("Set", "intersection", None, "use the operator: s & t"),
+    _i("Set", "difference", None, "use the operator: s - t"),
+    _i("Set", "symmetric_difference", None, "use the operator: s ^ t"),
+    _i("Set", "issubset", None, "use the operator: s <= t"),
+    _i("Set", "issuperset", None, "use the operator: s >= t"),
+    _i("Set", "isdisjoint", None, "test the intersection: not (s & t)"),
+    _i("Set", "remove", None, "build a new set: s - {x}"),
+    _i("Set", "discard", None, "build a new set: s - {x}"),
+    # Int
+    _i("Int", "bit_length", None, "count the binary digits: len(bin(n)) - 2 for n > 0"),
+    # any receiver: other languages' habits
+    _i("*", "length", None, "use the builtin: len(x)"),
+    _i("*", "size", None, "use the builtin: len(x)"),
+    _i("*", "len", None, "use the builtin: len(x)"),
+    _i("*", "map", None, _COMPREHENSION),
+    _i("*", "filter", None, "use a comprehension with a condition: [x for x in xs if p(x)]"),
+    # builtins
+    _i(None, "map", None, _COMPREHENSION),
+    _i(None, "filter", None, "use a comprehension with a condition: [x for x in xs if p(x)]"),
+    _i(None, "round", None, _NO_FLOATS),
+    _i(None, "float", None, _NO_FLOATS),
+    _i(None, "print", None, "a body has no output: return the value"),
+    _i(None, "input", None, "the environment's input is its first parameter"),
+    _i(None, "isinstance", None, "types are static: the signature says what each value is"),
+    _i(None, "type", None, "types are static: the signature says what each value is"),
+    _i(None, "iter", None, "loop with `for`, or index the list"),
+    _i(None, "next", None, "loop with `for`, or index the list"),
+    _i(None, "repr", None, "str(x) gives the text; f'{s!r}' quotes a Str"),
+    _i(None, "frozenset", "set"),
+    _i(None, "format", None, "write an f-string: f'{x:>5}'"),
+)
+
+
+def instead(receiver: str | None, name: str) -> Instead | None:
+    """The entry for `name` called on `receiver` (None: as a builtin); a receiver's own entry
+    before one for any receiver."""
+    own = [e for e in INSTEAD if e.name == name and e.receiver == receiver]
+    if own or receiver is None:
+        return own[0] if own else None
+    return next((e for e in INSTEAD if e.name == name and e.receiver == "*"), None)
+
+
+def _check_instead() -> None:
+    """Every `use` is an allowed name of its receiver; no name is listed twice for one."""
+    seen = set()
+    for e in INSTEAD:
+        if (e.receiver, e.name) in seen:
+            raise ValueError(f"{e.name}: listed twice for {e.receiver}")
+        seen.add((e.receiver, e.name))
+        if e.use is None:
+            continue
+        allowed = ({x.name for x in ENTRIES if x.receiver is None} if e.receiver in (None, "*")
+                   else {x.name for x in ENTRIES if x.receiver == e.receiver})
+        if e.use not in allowed:
+            raise ValueError(f"{e.name}: '{e.use}' is not an allowed name of {e.receiver or 'the builtins'}")
+        if e.receiver is not None and e.receiver != "*" and any(
+                x.name == e.name and x.receiver == e.receiver for x in ENTRIES):
+            raise ValueError(f"{e.receiver}.{e.name} is allowed: it needs no alternative")
+
+
+_check_instead()
+
 _NUMBER = ("int", "bool")
 _CONTAINER = ("list", "tuple", "set", "dict")
 _SIZED = ("str", "view") + _CONTAINER

@@ -224,14 +224,23 @@ def test_contract_message_shows_the_refinement_as_written(tmp_path):
 
 # ---------------------------------------------------------------- E402: a value's braces (issue 35)
 
-def test_a_dict_in_an_example_is_not_read_as_a_placeholder_and_the_fix_is_valid(tmp_path):
-    text = ("env keyed(x: Int where 0 <= it <= 9) -> Dict[Str, Int]:\n"
-            '    """Map \'n\' to x. Example: 5 -> {\'n\': 5}."""\n'
-            '    return {"n": x}\n')
+def test_a_dict_in_an_example_is_a_value_not_a_placeholder(tmp_path):
+    text = ("env keyed(x: Int where 0 <= it <= 9) -> Dict[Str, Dict[Str, Int]]:\n"
+            '    """Map \'n\' to x. Example: 5 -> {\'n\': {\'m\': 5}}."""\n'
+            '    return {"n": {"m": x}}\n')
+    assert not diags(tmp_path, text)  # as written: no E402, and the example reads and holds
+    doubled = text.replace("{'n': {'m': 5}}", "{{'n': {{'m': 5}}}}")  # the doubled form reads the same
+    assert not diags(tmp_path, doubled)
+
+
+def test_a_value_outside_an_example_gets_a_valid_fix(tmp_path):
+    text = ("env keyed(x: Int where 0 <= it <= 9) -> Dict[Str, Dict[Str, Int]]:\n"
+            '    """Map to a dict like {\'n\': {\'m\': 1}}."""\n'
+            '    return {"n": {"m": x}}\n')
     ds = diags(tmp_path, text)
     assert [d.code for d in ds] == ["E402"], everything(ds)
     [d] = ds
     assert "format spec" not in d.message and "{'n'}" not in d.hint
-    assert d.hint.startswith("write the braces doubled, {{'n': 5}}")
-    fixed = text.replace("{'n': 5}", "{{'n': 5}}")  # the hint's fix checks clean
+    assert d.hint.startswith("write the braces doubled, {{'n': {{'m': 1}}}}")
+    fixed = text.replace("{'n': {'m': 1}}", "{{'n': {{'m': 1}}}}")  # the hint's fix checks clean
     assert not diags(tmp_path, fixed)

@@ -81,7 +81,7 @@ NOT_INTS = {
     ("bloat", "12", "size", "a value grew past the size bound"),
     ("deep", "1", "recursion", "helper calls nested deeper than 200"),
     *(("inc", lit, "input", detail) for lit, detail in NOT_INTS.items()),
-    ("shout", "'abcdefg'", "input", "violates len(it) <= 5"),
+    ("shout", "'abcdefg'", "input", "is a Str but outside its refinement (len(it) <= 5)"),
     ("tally", "[1, 'a']", "input", "List[Int]"),
 ])
 def test_drop_reasons(capsys, env, lit, reason, detail):
@@ -228,8 +228,8 @@ def test_setting_sampled_only_when_missing(capsys):
 
 
 @pytest.mark.parametrize("setting,msg", [
-    ("k=9", "setting k=9 is not an Int: 9 violates 1 <= it <= 5"),
-    ("k='a'", "is not an Int"),
+    ("k=9", "setting k: 9 is an Int but outside its refinement (1 <= it <= 5)"),
+    ("k='a'", "setting k: not an Int: expected Int where 1 <= it <= 5, got str 'a'"),
     ("q=3", "'shift' has no setting 'q' (settings: k)"),
     ("k3", "--setting wants NAME=LITERAL, got 'k3'"),
     ("k=[", "setting k: not a literal"),

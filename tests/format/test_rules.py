@@ -66,8 +66,8 @@ def test_empty_and_comment_only_files(text: str, formatted: str):
 
 
 def test_decorators_in_canonical_order():
-    assert DECORATORS == ("sample", "verify", "laws", "tags")
-    assert [rank(n) for n in ("tags", "sample", "mystery")] == [3, 0, 4]
+    assert DECORATORS == ("generate", "sample", "verify", "fuel", "laws", "tags")
+    assert [rank(n) for n in ("tags", "sample", "fuel", "mystery")] == [5, 1, 3, 6]
 
 
 def test_description_joins_lines_and_keeps_paragraphs():

@@ -117,6 +117,53 @@ def test_corpora_reference_meter_agrees(tmp_path):
     assert not problems, "\n".join(problems[:20])
 
 
+# ---------------------------------------------------------------- @fuel
+
+FUELED = '''
+def spin(n: Int) -> Int:
+    t = 0
+    for i in range(n):
+        t += i % 7
+    return t
+
+@fuel(200000)
+env collatz_total(n: Int where 1 <= it <= 3000) -> Int:
+    """Return the total number of Collatz steps taken by all starting values from 1 to n, plus a spin."""
+    total = 0
+    for k in range(1, n + 1):
+        v = k
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            total += 1
+    return total + spin(n) + sum([len(str(k)) for k in range(n)])
+'''
+
+
+def test_fuel_budget_reference_meter_agrees(tmp_path):
+    """A program's @fuel budget raises both variants alike: asked for the default 400 steps,
+    each runs the ~10^5-step body to the same value with the same count; and that count is
+    exact in both (a budget of it suffices, one less cuts both off)."""
+    path = tmp_path / "fueled.races"
+    path.write_text(FUELED, encoding="utf-8")
+    lib = load([path])
+    name = lib.envs["fueled.collatz_total"].pyname
+    opt, ref = programs(lib.module, lib.param_facts, lib.budgets)
+    bare = programs(lib.module, lib.param_facts)
+    problems: list[str] = []
+    with WATCHDOG.session():
+        for n in (1, 37, 2000):
+            for route in (entry_outcome, call_outcome):
+                a, b = route(opt, name, (n,), 400), route(ref, name, (n,), 400)
+                assert a == b and a[0] == "ok", (route.__name__, n, a, b)
+                steps = a[2]
+                assert steps > 100_000 or n < 2000
+                for fuel, want in ((steps, "ok"), (steps - 1, "fuel")):
+                    got = [route(p, name, (n,), fuel) for p in bare]
+                    if [g[0] for g in got] != [want, want] or (want == "ok" and got != [a, a]):
+                        problems.append(f"{route.__name__} n={n} at {fuel}: {got!r:.200}")
+    assert not problems, "\n".join(problems)
+
+
 # ---------------------------------------------------------------- random programs
 
 _HELPERS = '''

@@ -106,7 +106,8 @@ def test_a_body_that_keeps_timing_out_is_run_only_until_the_third_timeout(lib):
     assert len(runner.calls) == TIMEOUTS_TO_STOP == 3
     assert counts["timeout"] == 50
     [w] = [d for d in diags if d.code == "W600"]
-    assert "most often: timeout; stopped after 3 timeouts, the rest not run" in w.message
+    assert "the body ran past its wall-clock limit on 50 of 50 runs; stopped after 3 timeouts, the rest not run" \
+        in w.message
     assert not [d for d in diags if d.code == "E601"]
 
 
@@ -157,7 +158,7 @@ def test_few_samples_never_warn(lib):
     assert diags == []  # W600 needs at least 4 samples
     _, diags, _ = probe_env(lib, env, 4, 0, runner=runner)
     assert [d.code for d in diags] == ["W600"]
-    assert "succeeds on only 0 of 4 sampled inputs (most often: assert)" in diags[0].message
+    assert "succeeds on only 0 of 4 sampled inputs: an assert failed on 4 of 4 runs" in diags[0].message
 
 
 # ---------------------------------------------------------------- E602: why nothing could be sampled
@@ -243,7 +244,8 @@ def test_sampler_out_of_fuel_says_so(samplers):
     assert d.message == ("could not sample inputs for 'looping_sampler': sampler forever for 'n' ran out of fuel "
                          "(a budget of 400 steps a call)")
     assert d.hint == ("a sampler gets 400 steps a call: bound the loops of 'forever' (by `level`, say), "
-                      "or draw directly with rng.randint or rng.choice")
+                      "draw directly with rng.randint or rng.choice, or declare the budget it needs with "
+                      "@fuel(N) on 'forever'")
 
 
 def test_refinement_out_of_fuel_says_so(samplers):

@@ -2,9 +2,10 @@
 
 A golden file holds chunks separated by lines of `---`. Each chunk is checked as its own
 module. A line may carry one or more expectations `### "REGEX"`; each must match the
-`CODE: message` of a diagnostic reported on that line, and every diagnostic must be
-expected by some line. A chunk containing `#! probe` is also sampled and run, which is
-where runtime diagnostics (contracts, laws, success rate) come from.
+`CODE: message` of a diagnostic reported on that line (`CODE: message = hint: HINT` when
+the regex itself holds `= hint: `), and every diagnostic must be expected by some line.
+A chunk containing `#! probe` is also sampled and run, which is where runtime diagnostics
+(contracts, laws, success rate) come from.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def chunks(path: Path) -> list[Chunk]:
     return out
 
 
+def _shown(d, with_hint: bool) -> str:
+    return f"{d.code}: {d.message}" + (f" = hint: {d.hint or ''}" if with_hint else "")
+
+
 def compare(chunk: Chunk, diags) -> list[str]:
     """Problems: unmatched expectations and unexpected diagnostics, with golden-file lines."""
     expected = chunk.expectations()
@@ -57,9 +62,9 @@ def compare(chunk: Chunk, diags) -> list[str]:
     for line, regexes in sorted(expected.items()):
         for rx in regexes:
             hit = next((d for d in by_line.get(line, []) if id(d) not in used
-                        and re.search(rx, f"{d.code}: {d.message}")), None)
+                        and re.search(rx, _shown(d, "= hint: " in rx))), None)
             if hit is None:
-                got = "; ".join(f"{d.code}: {d.message}" for d in by_line.get(line, [])) or "nothing"
+                got = "; ".join(_shown(d, "= hint: " in rx) for d in by_line.get(line, [])) or "nothing"
                 problems.append(f"{chunk.file.name}:{chunk.first_line + line - 1}: expected /{rx}/, got {got}")
             else:
                 used.add(id(hit))

@@ -13,12 +13,13 @@ from racesl.runtime.limits import Cutoff, FuelOut
 GENEROUS = 20_000
 
 
-def programs(module, int_params):
-    """(optimized, reference) Programs of one module."""
+def programs(module, int_params, budgets=None):
+    """(optimized, reference) Programs of one module (`budgets`: its functions' @fuel)."""
     out = []
     for opt in (True, False):
         name = f"<races-{'opt' if opt else 'ref'}>"
-        out.append(Program(compile_code(instrument(module, int_params=int_params, optimize=opt), name), name))
+        out.append(Program(compile_code(instrument(module, int_params=int_params, optimize=opt), name), name,
+                           budgets=budgets))
     return out
 
 

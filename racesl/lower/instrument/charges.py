@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from racesl.lower.instrument.build import _call, _clone, _const, _loc, _name, _paid
-from racesl.lower.instrument.facts import STR
+from racesl.lower.instrument.facts import ROW_WORDS, STR
 from racesl.lower.instrument.scope import _bits, _is_num, _is_sized
 from racesl.lower.instrument.syntax import _BUILTINS, _CONSTS, _FULL, _INLINE_CHARGED
 from racesl.runtime import abi
@@ -23,6 +23,21 @@ from racesl.types import builtins as B
 _GUARDED_METHODS = B.WRAPPED_METHODS
 _NO_POST = B.UNCHECKED_RESULT_BUILTINS  # builtins whose result is not size-checked
 _ONE_ARG = B.ONE_ARG_BUILTINS
+
+
+def _mark_row_key(name, e, num) -> None:
+    """`sorted(p, key=lambda r: ...)` (also `max`, `min`) over a parameter whose rows hold
+    words (`ROW_WORDS` in `num`): the lambda is called with rows of p only, so its parameter
+    gets the rows' marks (`v_Lambda`)."""
+    if name not in ("sorted", "max", "min") or len(e.args) != 1 or not isinstance(e.args[0], ast.Name):
+        return
+    if e.args[0].id + ROW_WORDS not in num:
+        return
+    for k in e.keywords:
+        lam = k.value
+        if k.arg == "key" and isinstance(lam, ast.Lambda) and len(lam.args.args) == 1 and not (
+                lam.args.vararg or lam.args.kwarg or lam.args.kwonlyargs or lam.args.posonlyargs):
+            lam._races_row_arg = lam.args.args[0].arg
 
 
 class _Charges:
@@ -91,6 +106,7 @@ class _Charges:
                 return _loc(_call(abi.plain(name), self._args(e.args)), e)
             if name in CHARGING_BUILTINS:
                 self.box = True
+                _mark_row_key(name, e, self.num)
                 args = self._args(e.args, full_first=name in _FULL)
                 if name in _ONE_ARG and plain and len(args) == 1 and not e.keywords:
                     if name in _NO_POST and isinstance(e.args[0], ast.GeneratorExp):
@@ -114,6 +130,8 @@ class _Charges:
                 return self.visit(_clone(inline))
             self.box = True  # a program function
             self.fx.calls = True
+            if self.fx.variants is not None and name not in self.shadow:  # (passing.py)
+                f.id = self.fx.variants.callee(self.fx.scope, name, e)
             args = self._args(e.args)
             e.args = [_name(BOX), self._depth1(), *args]
             e.keywords = self._kws(e.keywords)

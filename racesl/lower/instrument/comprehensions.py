@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 
 from racesl.lower.instrument.build import _call, _clone, _loc, _name
-from racesl.lower.instrument.facts import ELEM_WORD, STR, WORD, WORD_BITS
-from racesl.lower.instrument.scope import CHAR, _iter_num, _minus, _range_bits
+from racesl.lower.instrument.facts import ELEM_WORD, ELEMS, ROW_WORDS, STR, WORD, WORD_BITS
+from racesl.lower.instrument.scope import CHAR, _iter_num, _minus, _range_bits, _rows_of
 from racesl.lower.instrument.syntax import _is_call_to, _special_iter, _target_names
 from racesl.runtime import abi
 from racesl.runtime.abi import BOX
@@ -39,7 +39,11 @@ class _Comprehensions:
         a = e.args
         params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-        c = self.child(num=_minus(self.num, params), shadow=self.shadow | params)
+        num = _minus(self.num, params)
+        row = getattr(e, "_races_row_arg", None)  # the `key=` of a builtin over rows of words
+        if row is not None and row in params:
+            num |= {row + ELEMS, row + ELEM_WORD}
+        c = self.child(num=num, shadow=self.shadow | params)
         t = _call(abi.LAMBDA_TICK, [_name(BOX)])
         e.body = _loc(ast.BoolOp(op=ast.Or(), values=[t, c.visit(e.body)]), e.body)
         return e
@@ -78,7 +82,7 @@ class _Comprehensions:
         for g in gens:  # targets over `range` or a name whose elements are numbers, or a Str
             names = _target_names(g.target)
             ranged.difference_update(names)
-            ranged.difference_update(n + WORD for n in names)
+            ranged.difference_update(n + m for n in names for m in (WORD, ELEMS, ELEM_WORD))
             chars.difference_update(names)
             outer = _minus(self.num, bound) | ranged
             if isinstance(g.target, ast.Name) and _iter_num(g.iter, outer):
@@ -89,6 +93,9 @@ class _Comprehensions:
                     ranged.add(g.target.id + WORD)
             elif isinstance(g.target, ast.Name) and isinstance(g.iter, ast.Name) and g.iter.id + STR in outer:
                 chars.add(g.target.id)
+            elif isinstance(g.target, ast.Name) and _rows_of(g.iter, {
+                    n[:-len(ROW_WORDS)] for n in outer if n.endswith(ROW_WORDS)}):  # a row of a parameter whose rows hold words
+                ranged.update((g.target.id + ELEMS, g.target.id + ELEM_WORD))
             bound.update(names)
         shadow = self.shadow | bound
         lazy = isinstance(e, ast.GeneratorExp) and not full

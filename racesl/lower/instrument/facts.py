@@ -63,6 +63,11 @@ class ParamFacts:
     """A List or Tuple each element of which is a Str, List, Tuple, Dict or Set of declared
     length at most MAX_LEN: Σ len(row) is `sum(map(len, p))`, measured in C."""
 
+    row_words: bool = False
+    """A List or Tuple each element of which is a List or Tuple of ints within ±2**WORD_BITS
+    (`word_elems` one level down): its rows' elements are words, in a body that cannot
+    change a row (`_Scope`, `_rows_stay`)."""
+
 
 NO_FACTS = ParamFacts()
 
@@ -75,9 +80,10 @@ STR = "$"  # is_str; in the inference's set: also a local that only ever holds a
 WORD = "~"  # word; in the inference's set: any name that only ever holds an int of at most WORD_BITS bits
 SHORT = "#<"  # short
 ROWS = "[#"  # short_rows
+ROW_WORDS = "[["  # row_words; in the inference's set: the name's rows hold words
 LEN = "#:"  # max_len, followed by it (`"s#:20"`); in the inference's set, `"s#:"`: s still holds that value
 MARKS = {"": "is_int", ELEMS: "int_elems", ELEM_WORD: "word_elems", SIZED: "sized", STR: "is_str",
-         WORD: "word", SHORT: "short", ROWS: "short_rows"}
+         WORD: "word", SHORT: "short", ROWS: "short_rows", ROW_WORDS: "row_words"}
 _FIELD_MARKS = {field: suffix for suffix, field in MARKS.items()}
 
 

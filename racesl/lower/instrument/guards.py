@@ -296,7 +296,12 @@ class _Guards:
 
     def walked(self, e, out):
         """`out`, the visited `e` that carries the WALK mark, measured by the mark's guard."""
-        return self._deep(out, self._flat(e) or self._checked(e), getattr(e, WALK))
+        return self._deep(out, self._flat(e) or self._checked(e) or self._word_tuple(e), getattr(e, WALK))
+
+    def _word_tuple(self, e) -> bool:
+        """A short tuple display of numbers (`_is_num`): a walk of it is one node and one per
+        element (a number weighs one node, racesl.runtime.measure), nothing to measure."""
+        return _short_tuple(e) and all(_is_num(x, self.num) for x in e.elts)
 
     def _checked(self, e) -> bool:
         """An entry's parameter that nothing in the body stores into and whose declared type

@@ -15,6 +15,7 @@ from racesl.lower.instrument.build import _clone
 from racesl.lower.instrument.facts import ParamFacts, as_facts
 from racesl.lower.instrument.leaves import _leaf_functions
 from racesl.lower.instrument.linemap import line_map
+from racesl.lower.instrument.passing import Variants, keeping, row_safe
 from racesl.lower.instrument.statements import _Fx
 from racesl.runtime.abi import LINEMAP_TAG
 from racesl.syntax.emit import unparse
@@ -56,6 +57,7 @@ FAST_PATHS = frozenset({
     "inline",     # builtin and `in` charges to the local counter, inline
     "short",      # ... without a size test for parameters declared short
     "words",      # no guard on arithmetic whose bounds keep it small (`_bits`, `_len_bound`)
+    "passing",    # calls passing checked parameters on go to variants that trust them (passing.py)
 })
 
 
@@ -90,11 +92,24 @@ def _instrument(module, int_params, fast):
                              "can be instrumented")
     funcs = frozenset(fn.name for fn in mod.body)
     leaves = _leaf_functions(mod.body, funcs)
+    declared = {fn.name: as_facts(int_params.get(fn.name, ())) for fn in mod.body}
+    variants = None
+    if "passing" in fast:
+        variants = Variants({fn.name: [a.arg for a in fn.args.args] for fn in mod.body}, declared,
+                            keeping(mod.body), row_safe(mod.body, funcs))
+    originals = {fn.name: _clone(fn) for fn in mod.body} if variants is not None else {}
     for fn in mod.body:
-        facts = as_facts(int_params.get(fn.name, ()))
+        facts = declared[fn.name]
         entry = _clone(fn)
-        body.append(_Fx(fn, facts, counter, funcs, leaves=leaves, fast_paths=fast).run())
-        body.append(_Fx(entry, facts, counter, funcs, entry=True, leaves=leaves, fast_paths=fast).run())
+        body.append(_Fx(fn, facts, counter, funcs, leaves=leaves, fast_paths=fast, variants=variants).run())
+        body.append(_Fx(entry, facts, counter, funcs, entry=True, leaves=leaves, fast_paths=fast,
+                        variants=variants).run())
+    while variants is not None and variants.todo:  # (each may ask for more: a finite set of keys)
+        name, facts, as_name = variants.todo.pop(0)
+        fn = _clone(originals[name])
+        fn.name = as_name
+        body.append(_Fx(fn, facts, counter, funcs, leaves=leaves, fast_paths=fast, variants=variants,
+                        trusted=True).run())
     mod.body = body
     return ast.fix_missing_locations(mod)
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from racesl.lower.effects import RESIZING_METHODS
 from racesl.lower.instrument.build import _name
 from racesl.lower.instrument.facts import (
-    ELEM_WORD, ELEMS, LEN, NO_FACTS, STR, WORD, WORD_BITS, ParamFacts, as_facts,
+    ELEM_WORD, ELEMS, LEN, NO_FACTS, ROW_WORDS, STR, WORD, WORD_BITS, ParamFacts, as_facts,
 )
 from racesl.lower.instrument.syntax import _BUILTINS, _is_call_to, _is_fresh, _target_names, _walk_many
 from racesl.runtime.limits import MAX_FUEL
@@ -41,7 +41,7 @@ def _is_num(e, num) -> bool:
         return e.id in num
     if isinstance(e, ast.Subscript):  # an element of a parameter whose elements are numbers
         return (isinstance(e.value, ast.Name) and e.value.id + ELEMS in num
-                and not isinstance(e.slice, ast.Slice))
+                and not isinstance(e.slice, ast.Slice)) or _row_cell(e, num)
     if isinstance(e, ast.BinOp):
         op = e.op
         if isinstance(op, (ast.FloorDiv, ast.Pow, ast.LShift, ast.RShift, ast.Div)):
@@ -74,6 +74,14 @@ def _is_num(e, num) -> bool:
     return False
 
 
+def _row_cell(e, num) -> bool:
+    """`p[i][j]` of a parameter whose rows hold words (ROW_WORDS in `num`): a word."""
+    row = e.value
+    return (not isinstance(e.slice, ast.Slice) and isinstance(row, ast.Subscript)
+            and not isinstance(row.slice, ast.Slice) and isinstance(row.value, ast.Name)
+            and row.value.id + ROW_WORDS in num)
+
+
 def _bits(e, num) -> int | None:
     """An upper bound on the bit length of the int `e` evaluates to (if it does not raise),
     or None when unknown or not an int: int literals, names marked WORD in `num`, elements
@@ -87,7 +95,7 @@ def _bits(e, num) -> int | None:
         return WORD_BITS if e.id + WORD in num else None
     if isinstance(e, ast.Subscript):
         ok = (isinstance(e.value, ast.Name) and e.value.id + ELEM_WORD in num
-              and not isinstance(e.slice, ast.Slice))
+              and not isinstance(e.slice, ast.Slice)) or _row_cell(e, num)
         return WORD_BITS if ok else None
     if isinstance(e, ast.Compare):
         return 1
@@ -257,7 +265,8 @@ def _greatest(names, holds) -> set:
 def _minus(num, names) -> frozenset:
     """`num` inside a scope that binds `names` anew: neither they nor their elements are
     known numbers there."""
-    return frozenset(num) - set(names) - {n + m for n in names for m in (ELEMS, STR, CHAR, WORD, ELEM_WORD, LEN)}
+    return frozenset(num) - set(names) - {n + m for n in names
+                                          for m in (ELEMS, STR, CHAR, WORD, ELEM_WORD, LEN, ROW_WORDS)}
 
 
 def _is_char(e, num) -> bool:
@@ -266,6 +275,143 @@ def _is_char(e, num) -> bool:
         return e.id + CHAR in num
     return (isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id + STR in num
             and not isinstance(e.slice, ast.Slice))
+
+
+def _bound_names(fn) -> frozenset[str]:
+    """Every name `fn` binds anywhere (assignments, loop and comprehension targets, lambda
+    parameters): a call through one of them is not a call of a program function."""
+    out = set()
+    for n in ast.walk(fn):
+        if type(n) is ast.Name:
+            if type(n.ctx) is not ast.Load:
+                out.add(n.id)
+        elif type(n) is ast.Lambda:
+            out.update(a.arg for a in n.args.args)
+    return frozenset(out)
+
+
+_CHANGING = B.MUTATING_METHODS | {"remove", "clear", "update", "add", "discard", "popitem"}
+
+
+def _rows_stay(fn, fresh_only, num, funcs, bound, rowsafe=frozenset()) -> bool:
+    """Whether nothing in `fn` can change a row of a parameter in place — the condition of
+    trusting `ParamFacts.row_words`, which `_escaping` does not give (it lets `p[0][0] = x`
+    and `r = p[0]; r.append(x)` through): every subscript store, changing method and `+=`
+    acts on a local bound only to new values (`fresh_only`, not also a comprehension's or a
+    lambda's name: an object made after the rows were, so none of them) or a number or str
+    (`x += n` of a number n changes no list: a TypeError first; `*=` does), and every
+    program function called is in `rowsafe` (passing.py, `row_safe`: the same holds of it
+    and of all it calls)."""
+    mine = fresh_only - _comp_names(fn)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and not isinstance(n.ctx, ast.Load):
+            if not (isinstance(n.value, ast.Name) and n.value.id in mine):
+                return False
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            t = n.target.id
+            if not (t in num or t + STR in num or t in mine
+                    or not isinstance(n.op, ast.Mult) and _is_num(n.value, num)):
+                return False
+        elif isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in _CHANGING:
+                if not (isinstance(f.value, ast.Name) and f.value.id in mine):
+                    return False
+            elif isinstance(f, ast.Name) and f.id in funcs and f.id not in bound and f.id not in rowsafe:
+                return False
+    return True
+
+
+def _stored(t) -> list[str]:
+    """The names an assignment target binds (not those a subscript store only reads)."""
+    return [n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _fresh_locals(fn) -> set[str]:
+    """The locals of `fn` every binding of which is a new object (`_is_fresh`; `+=` keeps
+    the object or makes a new one); parameters never."""
+    binds: dict[str, list[bool]] = {a.arg: [False] for a in fn.args.args}
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                fresh = isinstance(t, ast.Name) and n.value is not None and _is_fresh(n.value)
+                for x in _stored(t):
+                    binds.setdefault(x, []).append(fresh)
+        elif isinstance(n, (ast.For, ast.comprehension)):
+            for x in _stored(n.target):
+                binds.setdefault(x, []).append(False)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            binds.setdefault(n.target.id, []).append(True)
+    return {x for x, fs in binds.items() if all(fs)}
+
+
+def _rows_of(it, row_params) -> bool:
+    """Whether iterating `it` draws rows of a parameter in `row_params`: the name itself, or
+    `sorted list tuple reversed` of it (the same row objects, in another order)."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.args and not isinstance(
+            it.args[0], ast.Starred) and it.func.id in ("sorted", "list", "tuple", "reversed"):
+        it = it.args[0]
+    return isinstance(it, ast.Name) and it.id in row_params
+
+
+def _comp_names(fn) -> set[str]:
+    """The names comprehensions and lambdas in `fn` bind (in scopes of their own)."""
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.comprehension):
+            out.update(_target_names(n.target))
+        elif isinstance(n, ast.Lambda):
+            out.update(a.arg for a in n.args.args)
+    return out
+
+
+def _row_names(fn, row_params, params) -> set[str]:
+    """The locals every binding of which is a row of a parameter in `row_params` (a loop
+    over it, `p[i]`, or another such local): the greatest such set."""
+    binds: dict[str, list] = {p: [None] for p in params}
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                if isinstance(t, ast.Name):
+                    binds.setdefault(t.id, []).append(n.value)
+                else:
+                    for x in _stored(t):
+                        binds.setdefault(x, []).append(None)
+        elif isinstance(n, ast.For):
+            if isinstance(n.target, ast.Name):
+                ok = _rows_of(n.iter, row_params)
+                binds.setdefault(n.target.id, []).append(("row",) if ok else None)
+            else:
+                for x in _stored(n.target):
+                    binds.setdefault(x, []).append(None)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            binds.setdefault(n.target.id, []).append(None)
+    # (a comprehension's or lambda's own names are other variables: its scope drops their
+    # marks, `_minus`)
+
+    def row(b, known) -> bool:
+        if b is None:
+            return False
+        if b == ("row",):
+            return True
+        if isinstance(b, ast.Subscript):
+            return (isinstance(b.value, ast.Name) and b.value.id in row_params
+                    and not isinstance(b.slice, ast.Slice))
+        return isinstance(b, ast.Name) and b.id in known
+
+    return _greatest(binds, lambda n, known: all(row(b, known) for b in binds[n]))
+
+
+def _kept_at(call, n, keeps, bound) -> bool:
+    """Whether `n` is a plain positional argument of a program function `call` that keeps
+    that parameter (`keeps`, passing.py)."""
+    f = call.func
+    if not keeps or not isinstance(f, ast.Name) or f.id in bound or call.keywords:
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    at = next(i for i, a in enumerate(call.args) if a is n)
+    return (f.id, at) in keeps
 
 
 def _iter_num(it, num) -> bool:
@@ -282,11 +428,17 @@ class _Scope:
     (fresh, never stored anywhere else)."""
 
     def __init__(self, fn: ast.FunctionDef, params: Mapping[str, ParamFacts] | Iterable[str],
-                 funcs: frozenset[str], entry: bool = False, harmless: frozenset[str] = frozenset()):
+                 funcs: frozenset[str], entry: bool = False, harmless: frozenset[str] = frozenset(),
+                 keeps: frozenset = frozenset(), rowsafe: frozenset = frozenset()):
         """`params`: the declared facts of fn's parameters, by name (or as marks: see facts.py);
-        `entry`: fn is an entry variant, whose callers check the arguments, so it trusts them
-        (an ordinary variant, called by other bodies with arguments no one checks, trusts none)."""
+        `entry`: fn trusts them — an entry variant, whose callers check the arguments, or a
+        checked-argument variant (passing.py), whose callers pass what they hold checked (an
+        ordinary variant, called by other bodies with arguments no one checks, trusts none);
+        `keeps`: the (function, position) pairs whose parameter no call can change, `rowsafe`:
+        the functions that change no row of anything they are given (passing.py)."""
         facts = as_facts(params)
+        self.facts = facts
+        self.keeps = keeps
 
         def fact(p: str) -> ParamFacts:
             return facts.get(p, NO_FACTS)
@@ -296,7 +448,9 @@ class _Scope:
         self.params = [a.arg for a in fn.args.args]
         # a parameter's declared elements and length hold only while nothing can store into
         # it: not changed in place, aliased or passed on anywhere in the body (`_escaping`)
-        held = set(self.params) - self._escaping(fn, set(self.params), held=True) if entry else set()
+        self.bound = _bound_names(fn)
+        held = (set(self.params) - self._escaping(fn, set(self.params), held=True, keeps=keeps, bound=self.bound)
+                if entry else set())
         elems = {p for p in held if fact(p).int_elems}
         sized = {p for p in self.params if entry and fact(p).sized}
         declared_sized: set[str] = set()  # those never bound again (known once all bindings are)
@@ -406,9 +560,18 @@ class _Scope:
         self.lambdas = frozenset(lambdas)
         # what a parameter's declared type says holds only while it is never bound again
         once = {p for p in self.params if len(binders[p]) == 1}
+        # parameters whose facts hold throughout (not bound again, nor shadowed by a comprehension's or lambda's)
+        self.trusted = frozenset(once - self.bound) if entry else frozenset()
+        self.held = frozenset(held & once)  # ... and their element and length facts too
         declared_sized.update(sized & once)
         strs &= once
         num = set(binders) | {p + ELEMS for p in elems & once} | {p + STR for p in strs}
+        # rows of words: marks of the parameters and of the locals bound only to their rows
+        row_params = {p for p in held & once if fact(p).row_words}
+        if row_params and _rows_stay(fn, {n for n, fs in fresh.items() if fs and all(fs)}, frozenset(),
+                                     funcs, self.bound, rowsafe):
+            num |= {p + ROW_WORDS for p in row_params}
+            num |= {r + m for r in _row_names(fn, row_params, self.params) for m in (ELEMS, ELEM_WORD)}
         num |= {c + CHAR for c, its in chars.items() if len(its) == len(binders[c]) and set(its) <= strs}
         marks = frozenset(n for n in num if n not in binders)
         numbers = _greatest([n for n in num if n in binders],
@@ -441,17 +604,22 @@ class _Scope:
         self.private = frozenset(fresh_only - self._escaping(fn, fresh_only))
 
     @staticmethod
-    def _escaping(fn, names, held: bool = False) -> set[str]:
+    def _escaping(fn, names, held: bool = False, keeps: frozenset = frozenset(), bound=None) -> set[str]:
         """Names among `names` whose object may end up reachable some other way; with `held`,
         also those it may be changed through in place (a subscript store, a mutating method:
         B.MUTATING_METHODS) — the names a parameter's declared element and length facts no
-        longer hold for (the unpacking `a, b = p` binds its elements, not p)."""
+        longer hold for (the unpacking `a, b = p` binds its elements, not p). With `held`, an
+        argument of a program function at a position in `keeps` stays held: that function
+        neither changes, stores, returns nor passes on that parameter except where the same
+        holds (passing.py, `keeping`)."""
         if not names:
             return set()
         parent = {}
         for n in ast.walk(fn):
             for c in ast.iter_child_nodes(n):
                 parent[c] = n
+        if bound is None:
+            bound = _bound_names(fn) if keeps else frozenset()
         out = set()
         for n in ast.walk(fn):
             if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names):
@@ -469,7 +637,8 @@ class _Scope:
                     isinstance(f, ast.Name) and f.id in _BUILTINS
                     and not (held and f.id in B.ELEM_BUILTINS and len(p.args) > 1)
                     or isinstance(f, ast.Attribute) and f.attr not in B.MUTATING_METHODS
-                    and not (held and f.attr in B.ELEM_METHODS and n is not p.args[0]))
+                    and not (held and f.attr in B.ELEM_METHODS and n is not p.args[0])
+                    or held and _kept_at(p, n, keeps, bound))
             elif isinstance(p, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Return, ast.FormattedValue)):
                 ok = True
             elif isinstance(p, ast.Subscript):

@@ -19,6 +19,7 @@ from racesl.lower.instrument.expressions import _Ex
 from racesl.lower.instrument.facts import STR, ParamFacts
 from racesl.lower.instrument.guards import _mark_inner_add
 from racesl.lower.instrument.loops import _Loops
+from racesl.lower.instrument.passing import Variants
 from racesl.lower.instrument.scope import _Scope
 from racesl.runtime import abi
 from racesl.runtime.abi import BOX, DEPTH, ENTRY, LOC, METER, WALL
@@ -55,13 +56,19 @@ class _Fx(_Loops, _Ahead):
     """Rewrites one function."""
 
     def __init__(self, fn: ast.FunctionDef, params: Mapping[str, ParamFacts], counter, funcs,
-                 entry: bool = False, leaves: dict | None = None, fast_paths: frozenset[str] = frozenset()):
+                 entry: bool = False, leaves: dict | None = None, fast_paths: frozenset[str] = frozenset(),
+                 variants: Variants | None = None, trusted: bool = False):
+        """`trusted`: an ordinary variant whose callers pass checked `params` (passing.py);
+        `variants`: where calls ask for such variants (None: calls keep their callee)."""
         self.fn = fn
         self.fast_paths = fast_paths  # the fast paths this rewrite may take (rewrite.FAST_PATHS)
         self.entry = entry
         self.leaves = leaves or {}
-        self.scope = _Scope(fn, params, funcs, entry,
-                            frozenset(k for k, (_, _, harmless) in self.leaves.items() if harmless))
+        self.variants = variants
+        self.scope = _Scope(fn, params, funcs, entry or trusted,
+                            frozenset(k for k, (_, _, harmless) in self.leaves.items() if harmless),
+                            variants.keeps if variants is not None else frozenset(),
+                            variants.rowsafe if variants is not None else frozenset())
         self.counter = counter
         self.calls = False  # calls a program function (so its depth must be checked)
         self.refund = None  # inside a precharged loop that may exit early: the refund stmt
