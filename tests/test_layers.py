@@ -55,7 +55,7 @@ LAYERS: list[tuple[str, str]] = [
     ("sample", "diagnostics text syntax types solver runtime"),  # input samplers
     ("library", "racesl diagnostics text cache types check runtime lower sample"),  # a compiled library
     ("sandbox_runner", "library lower runtime"),  # library runs in worker processes (--untrusted)
-    ("catalogue", "diagnostics atomic text syntax types check runtime sample format"),  # descriptions' examples, the catalogue page
+    ("catalogue", "resources diagnostics atomic text syntax types check runtime sample format"),  # descriptions' examples, the catalogue page
     ("probe", "diagnostics text syntax types runtime lower sample library catalogue"),  # check's sampling probe
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph

@@ -48,6 +48,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "names, one module.env or env a line (# comments)")
     p.add_argument("--exclude", action="append", default=[], metavar="ENV|MODULE",
                    help="leave an environment or a whole module out (repeatable)")
+    p.add_argument("--holdout", metavar="SPEC",
+                   help="a held-out split: envs=F, pairs=F and/or size>=K, comma-separated (e.g. pairs=0.2); "
+                        "with --part, which side this compile writes (docs/experiments.md)")
+    p.add_argument("--part", choices=("train", "test"), default=None,
+                   help="the side of the --holdout split to write (default: train); compile both with one "
+                        "--seed and check them with racesc split check TRAIN TEST")
     p.add_argument("--config", metavar="TOML", help="a races.toml (default: ./races.toml when present)")
     p.add_argument("--format", choices=FORMATS + ("hf",), default=None,
                    help="jsonl (default), parquet, verl's parquet, skyrl (verl's with env_class and reward_spec), "
@@ -137,6 +143,16 @@ def _config(args):
             raise ConfigError(f"--envs: {e.message.removeprefix('[compile] envs ')}", e.section, e.key) from None
     if args.exclude:
         kw["exclude"] = tuple(args.exclude)
+    for flag in ("holdout", "part"):
+        if getattr(args, flag) is not None:
+            kw[flag] = getattr(args, flag)
+    if "holdout" in kw or "part" in kw:
+        try:
+            CompileConfig(holdout=kw.get("holdout"), part=kw.get("part", "train"))
+        except ConfigError as e:
+            flag = f"--{e.key}" if e.key in ("holdout", "part") else None
+            raise ConfigError(f"{flag}: {e.message.removeprefix(f'[compile] {e.key} ').removeprefix(f'[compile] {e.key}: ')}"
+                              if flag else e.message, e.section, e.key) from None
     args.config_file = cfg_path
     include = list(args.include) + list(kw.pop("include", ()))
     fmt = args.format
@@ -279,6 +295,9 @@ def execute(args) -> int:
             summary = compile_stream(lib, cfg, emit, args.workers, blocks=blocks, ray=args.ray,
                                      progress=progress, sandbox=sandbox)
 
+    def sidecar_extra() -> dict | None:  # what the sidecar records beside the library
+        return {k: v for k, v in (("environments", summary.environments), ("split", summary.split)) if v} or None
+
     def write_all(progress=None) -> None:
         if fmt == "hf":  # records to a temporary Parquet file, then the dataset folder (its sidecar inside)
             import tempfile
@@ -288,14 +307,13 @@ def execute(args) -> int:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(prefix=f".{Path(out).name}.", dir=Path(out).parent) as d:
                 compile_into(f"{d}/records.parquet", progress)
-                save_parquet(f"{d}/records.parquet", out, lib)
+                save_parquet(f"{d}/records.parquet", out, lib, sidecar_extra())
             return
         # OUT is the commit point: present means its sidecar is too; records stream into its
         # temporary file as batches merge, and an interrupted compile leaves nothing half-written
         with written_together():
             atomic_write(out, lambda tmp: compile_into(tmp, progress))
-            write_sidecar(lib, out + ".library.json",
-                          {"environments": summary.environments} if summary.environments else None)
+            write_sidecar(lib, out + ".library.json", sidecar_extra())
 
     try:
         if args.quiet:

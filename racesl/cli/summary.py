@@ -72,6 +72,7 @@ def summary_json(s, lib, out: str, fmt: str, requested: int, seconds: float, aud
                            for shape, (n, uses) in shape_usage(s, lib).items()},
         "never_used": s.unused,  # environment → why
         "environments": s.environments or None,  # envs, exclude, [weights] and the chosen set, when given
+        "split": s.split or None,  # the held-out split and this part (racesl.search.holdout)
         "audit": None if audit is None else {**{k: v for k, v in audit.to_json().items() if k != "cells"},
                                              "records": audited},
     }
@@ -88,6 +89,15 @@ def environments_line(env: dict, total: int) -> str:
     if env.get("weights"):
         how.append(f"{plural(len(weights), 'environment')} weighted")
     return f"environments: {len(env['chosen'])} of {total} used ({'; '.join(how)})"
+
+
+def split_line(split: dict) -> str:
+    """One line on the held-out split: what is held out, and which part this file is."""
+    held = [f"{plural(len(split['envs']), 'environment')}"] if split["envs"] else []
+    held += [f"{plural(len(split['pairs']), 'pair')}"] if split["pairs"] else []
+    held += [f"size >= {split['min_size']}"] if "min_size" in split else []
+    return (f"holdout {split['spec']} (seed {split['seed']}): {', '.join(held) or 'nothing'} held out; "
+            f"this is the {split['part']} part")
 
 
 def shape_usage(s, lib) -> dict[str, tuple[int, int]]:
@@ -117,6 +127,8 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
     console.print(t)
     if s.environments:
         console.print(environments_line(s.environments, len(lib.envs)), highlight=False)
+    if s.split:
+        console.print(split_line(s.split), highlight=False)
     r = Table(title="expansions dropped, by filter")
     r.add_column("filter")
     r.add_column("dropped", justify="right")

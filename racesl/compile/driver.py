@@ -61,6 +61,7 @@ class Summary:
     requested: int = 0  # the tasks those blocks were to hold
     short: list = attrs.Factory(list)  # blocks the library could not fill
     environments: dict = attrs.Factory(dict)  # envs, exclude, [weights] and the chosen set, when given
+    split: dict = attrs.Factory(dict)  # the held-out split and this compile's part, when given (Split.to_json)
 
 
 def blocks_of(cfg: CompileConfig) -> int:
@@ -175,7 +176,8 @@ def compile_stream(lib, cfg: CompileConfig, emit: Callable[[int, Task], None], w
 
     summary = Summary(workers=workers, edges=recorded_counts(lib, gen.graph), blocks=(blocks.start, blocks.stop),
                       requested=sum(block_target(cfg, b) for b in blocks),
-                      environments=gen.choice.to_json() if gen.choice.active else {})
+                      environments=gen.choice.to_json() if gen.choice.active else {},
+                      split=gen.split.to_json() if gen.split is not None else {})
     if gen.solver is not None:
         st = gen.solver.stats()
         summary.solver = {"on": True, "seconds": gen.solver_seconds, "queries": st["queries"],

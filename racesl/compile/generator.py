@@ -15,8 +15,9 @@ from racesl.graph.signature import SignatureGraph, build_graph
 from racesl.operators.build import Builder
 from racesl.records import Task
 from racesl.sample.seeding import item_rng
-from racesl.search.config import CompileConfig
+from racesl.search.config import CompileConfig, ConfigError
 from racesl.search.engine import Search, usable_names
+from racesl.search.holdout import HoldoutSpec, Split
 from racesl.search.subsets import choose
 
 CHUNK = 8  # indices a forked worker claims at a time
@@ -48,10 +49,33 @@ class Generator:
         self.solver_seconds = time.perf_counter() - t0 if self.solver is not None else 0.0
         # envs, exclude and [weights]: which environments, and how often (racesl.search.subsets)
         self.choice = choose(lib.envs, cfg, usable_names(lib.envs, cfg, self.pruned))
-        self.search = Search(lib, self.graph, cfg, exclude=set(self.pruned) | set(self.choice.left_out),
-                             sandbox=sandbox, weights=self.choice.weights)
+        exclude = set(self.pruned) | set(self.choice.left_out)
+        self.split = self._split(exclude)
+        ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
+        forbid: frozenset = frozenset()
+        if self.split is not None:
+            if self.split.part == "train":  # held-out environments and pairs are never drawn
+                exclude |= self.split.envs
+                forbid = self.split.pairs
+            ops = [(name, *r) for name, lo, hi in ops if (r := self.split.sizes(name, lo, hi))]
+            if not ops:
+                raise ConfigError(f"[compile] holdout {self.split.spec}: no operator can make a "
+                                  f"{self.split.part} task (a size holdout needs an operator that reaches it)",
+                                  "compile", "holdout")
+        self.search = Search(lib, self.graph, cfg, exclude=exclude, sandbox=sandbox,
+                             weights=self.choice.weights, forbid=forbid)
         self.builder = Builder(self.search, cfg.templates)
-        self.ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
+        self.ops = ops
+
+    def _split(self, exclude: set[str]) -> Split | None:
+        """The held-out split over the environments this compile may use and the pairs among
+        them; the same for the train and the test compile of one SPEC and seed."""
+        if self.cfg.holdout is None:
+            return None
+        names = [q for q in sorted(self.lib.envs) if q not in exclude]
+        keep = set(names)
+        edges = [(a, b) for a in names for b, _ in self.graph.successors(a) if b in keep]
+        return Split.choose(HoldoutSpec.parse(self.cfg.holdout), self.cfg.part, self.cfg.seed, names, edges)
 
     @property
     def mean_size(self) -> float:
@@ -68,6 +92,9 @@ class Generator:
                 return i, None, stats
         size = rng.randint(lo, hi)
         task = getattr(self.builder, name)(rng, size, quota, stats)
+        if task is not None and self.split is not None and not self.split.admits(task):
+            stats["holdout"] += 1  # a test task that holds nothing held out (or, defensively, a train one that does)
+            return i, None, stats
         return i, task, stats
 
     def build_many(self, indices, quota: dict[str, float], block: int = 0) -> list:

@@ -56,9 +56,10 @@ def _swap_into(tmp: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def save_parquet(parquet: str | Path, target: str | Path, lib) -> int:
+def save_parquet(parquet: str | Path, target: str | Path, lib, extra: dict | None = None) -> int:
     """The records of a racesl Parquet file (racesl.records.RecordWriter) saved as a
-    dataset folder at `target` with the library sidecar; the number of rows."""
+    dataset folder at `target` with the library sidecar (`extra`: the compile's further
+    sidecar keys); the number of rows."""
     import datasets
     from datasets import Dataset
 
@@ -72,7 +73,7 @@ def save_parquet(parquet: str | Path, target: str | Path, lib) -> int:
         ds = Dataset.from_parquet(str(parquet), features=features(), cache_dir=str(tmp / "cache"),
                                   keep_in_memory=False)
         ds.save_to_disk(str(tmp / "data"))
-        write_sidecar(lib, tmp / "data" / SIDECAR)
+        write_sidecar(lib, tmp / "data" / SIDECAR, extra)
         n = len(ds)
         del ds
         _swap_into(tmp / "data", target)

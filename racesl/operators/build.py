@@ -35,7 +35,7 @@ def describe(env: EnvSig, settings: tuple) -> str:
     values = {s.name: canonical(v) for s, v in zip(env.settings, settings)}
     if not values:  # (an example's values are written as they are: racesl.syntax.braces)
         return braces.shown(env.description)
-    return braces.template(env.description).format(**values)
+    return braces.fill(env.description, values)
 
 
 def settings_dict(env: EnvSig, settings: tuple) -> dict:

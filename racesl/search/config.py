@@ -283,6 +283,19 @@ def _names(_inst, attr, value) -> None:
                           f'{attr.name} = ["ciphers", "numbers.fibonacci"], not {show(value)}', "compile", attr.name)
 
 
+def _holdout(_inst, _attr, value) -> None:
+    if value is not None:
+        HoldoutSpec.parse(value)
+
+
+def _part(inst, _attr, value) -> None:
+    if value not in ("train", "test"):
+        raise ConfigError(f'[compile] part must be "train" or "test", not {show(value)}', "compile", "part")
+    if value == "test" and inst.holdout is None:
+        raise ConfigError('[compile] part = "test" needs a holdout (e.g. holdout = "pairs=0.2"): '
+                          "without one nothing is held out for a test part", "compile", "part")
+
+
 def _weight_pairs(value):
     """A [weights] table ({name: weight}) as sorted (name, weight) pairs: hashable, and the
     same config whatever order the file lists them in."""
@@ -332,12 +345,67 @@ class CompileConfig:
     exclude: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=_names)
     # (environment or module, weight): an environment's share of appearances follows its weight
     weights: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_weight_pairs, validator=_weights)
+    # a held-out split (racesl.search.holdout): what test tasks hold and train tasks never show
+    holdout: str | None = attrs.field(default=None, validator=_holdout)
+    part: str = attrs.field(default="train", validator=_part)
 
     def sizes(self, op: str) -> tuple[int, int]:
         for name, lo, hi in self.operators:
             if name == op:
                 return lo, hi
         raise KeyError(op)
+
+
+# ------------------------------------------------------------ held-out splits (racesl.search.holdout)
+
+_ITEM = re.compile(r"\s*(envs|pairs)\s*=\s*([0-9]*\.?[0-9]+)\s*$|\s*size\s*>=\s*([0-9]+)\s*$")
+_FORM = "envs=F, pairs=F and size>=K, comma-separated (F a share between 0 and 1), e.g. pairs=0.2"
+
+
+@attrs.frozen
+class HoldoutSpec:
+    """What a held-out split holds out, as `--holdout` spells it; racesl.search.holdout
+    draws the held-out environments and pairs from it."""
+
+    envs: float | None = None
+    pairs: float | None = None
+    min_size: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> HoldoutSpec:
+        """`pairs=0.2,size>=5` → HoldoutSpec; ConfigError (section compile, key holdout) naming
+        the part that is wrong."""
+        if not isinstance(text, str) or not text.strip():
+            raise ConfigError(f"[compile] holdout must be text such as \"pairs=0.2\" ({_FORM})", "compile", "holdout")
+        got: dict = {}
+        for part in text.split(","):
+            m = _ITEM.fullmatch(part)
+            if m is None:
+                raise ConfigError(f"[compile] holdout: cannot read {part.strip()!r}: write {_FORM}",
+                                  "compile", "holdout")
+            key = m.group(1) or "min_size"
+            if key in got:
+                raise ConfigError(f"[compile] holdout: {key.replace('min_size', 'size')} is given twice",
+                                  "compile", "holdout")
+            if key == "min_size":
+                k = int(m.group(3))
+                if k < 2:
+                    raise ConfigError(f"[compile] holdout: size>={k} would hold out every task: K must be at least 2",
+                                      "compile", "holdout")
+                got[key] = k
+            else:
+                f = float(m.group(2))
+                if not 0 < f < 1:
+                    raise ConfigError(f"[compile] holdout: {key}={m.group(2)} must be a share above 0 and below 1",
+                                      "compile", "holdout")
+                got[key] = f
+        return cls(**got)
+
+    def __str__(self) -> str:
+        parts = [f"envs={self.envs:g}"] if self.envs is not None else []
+        parts += [f"pairs={self.pairs:g}"] if self.pairs is not None else []
+        parts += [f"size>={self.min_size}"] if self.min_size is not None else []
+        return ",".join(parts)
 
 
 def _unknown_operator(name: str, section: str) -> ConfigError:
@@ -373,7 +441,7 @@ def parse_operators(spec: str) -> tuple[tuple[str, int, int], ...]:
 
 SECTIONS = ("compile", "operators", "filters", "templates", "weights")
 COMPILE_KEYS = ("sources", "n", "seed", "expansions", "restarts", "max_level", "batch", "block", "quota_slack",
-                "distractors", "solver", "include", "envs", "exclude")
+                "distractors", "solver", "include", "envs", "exclude", "holdout", "part")
 # command-line options people write into races.toml
 CLI_ONLY = {"format": "a command-line option: --format", "workers": "a command-line option: --workers",
             "output": "a command-line option: -o", "out": "a command-line option: -o",

@@ -221,7 +221,7 @@ def usable_names(envs: dict, cfg: CompileConfig, pruned) -> list[str]:
 
 class Search:
     def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig, exclude: set[str] = frozenset(),
-                 sandbox=None, weights: dict[str, float] | None = None):
+                 sandbox=None, weights: dict[str, float] | None = None, forbid: frozenset = frozenset()):
         self.lib = lib
         self.weights = weights or {}  # environment → weight, where not 1 ([weights]): scales its quota
         self.graph = graph
@@ -240,7 +240,8 @@ class Search:
         # successors of each env, (names, kinds), with and without terminal environments
         self._next: dict = {}
         for q in self.names:
-            succ = [(d, k) for d, k in graph.successors(q) if d not in exclude]
+            # `forbid`: compositions (q, d) a chain may not make (a held-out split's pairs)
+            succ = [(d, k) for d, k in graph.successors(q) if d not in exclude and (q, d) not in forbid]
             for final in (False, True):
                 keep = [(d, k) for d, k in succ if final or not self.envs[d].terminal]
                 self._next[q, final] = (tuple(d for d, _ in keep), dict(keep))

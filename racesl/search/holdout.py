@@ -22,61 +22,15 @@ for (consecutive steps of a chain, of each branch arm, a loop's step with itself
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import attrs
 
 from racesl.sample.seeding import derive_seed
-from racesl.search.config import ConfigError
+from racesl.search.config import ConfigError, HoldoutSpec
 
 PARTS = ("train", "test")
 NO_PAIRS = ("parallel", "individual")  # operators whose tasks compose nothing
-_ITEM = re.compile(r"\s*(envs|pairs)\s*=\s*([0-9]*\.?[0-9]+)\s*$|\s*size\s*>=\s*([0-9]+)\s*$")
-_FORM = "envs=F, pairs=F and size>=K, comma-separated (F a share between 0 and 1), e.g. pairs=0.2"
-
-
-@attrs.frozen
-class HoldoutSpec:
-    envs: float | None = None
-    pairs: float | None = None
-    min_size: int | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> HoldoutSpec:
-        """`pairs=0.2,size>=5` → HoldoutSpec; ConfigError (section compile, key holdout) naming
-        the part that is wrong."""
-        if not isinstance(text, str) or not text.strip():
-            raise ConfigError(f"[compile] holdout must be text such as \"pairs=0.2\" ({_FORM})", "compile", "holdout")
-        got: dict = {}
-        for part in text.split(","):
-            m = _ITEM.fullmatch(part)
-            if m is None:
-                raise ConfigError(f"[compile] holdout: cannot read {part.strip()!r}: write {_FORM}",
-                                  "compile", "holdout")
-            key = m.group(1) or "min_size"
-            if key in got:
-                raise ConfigError(f"[compile] holdout: {key.replace('min_size', 'size')} is given twice",
-                                  "compile", "holdout")
-            if key == "min_size":
-                k = int(m.group(3))
-                if k < 2:
-                    raise ConfigError(f"[compile] holdout: size>={k} would hold out every task: K must be at least 2",
-                                      "compile", "holdout")
-                got[key] = k
-            else:
-                f = float(m.group(2))
-                if not 0 < f < 1:
-                    raise ConfigError(f"[compile] holdout: {key}={m.group(2)} must be a share above 0 and below 1",
-                                      "compile", "holdout")
-                got[key] = f
-        return cls(**got)
-
-    def __str__(self) -> str:
-        parts = [f"envs={self.envs:g}"] if self.envs is not None else []
-        parts += [f"pairs={self.pairs:g}"] if self.pairs is not None else []
-        parts += [f"size>={self.min_size}"] if self.min_size is not None else []
-        return ",".join(parts)
 
 
 def _share(items: list, share: float, seed: int, kind: str) -> list:

@@ -6,13 +6,14 @@ a value, not a placeholder: `Example: 5 -> {'n': 5}.` is read as written. `templ
 the one place that says so: it doubles the braces of such values (so formatting shows
 them as written) and leaves everything else alone, so a description that was a valid
 template before is the same template after. `shown` is the text a task shows without
-settings written in (doubled braces undoubled, a value's kept).
+settings written in (doubled braces undoubled, a value's kept); `fill` writes settings in.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import string
 
 # where an example sentence starts (as racesl.catalogue.examples reads them)
 _EXAMPLE = re.compile(r"(?:^|(?<=\s))Example(?:, with [^:\n]+)?: ", re.M)
@@ -164,3 +165,30 @@ def doubled(value_text: str) -> str:
     """A value's text as a template writes it outside an example sentence: every brace
     doubled, nested ones too (`{'a': {'b': 1}}` → `{{'a': {{'b': 1}}}}`)."""
     return _double(value_text)
+
+
+# an operator a value is written beside: before it (`x * {k}`, `x - {k}`) or, for a power,
+# after it (`{k}^i`, `{k}**i`); a value that is not one atom reads wrongly there
+_OPERATOR_BEFORE = re.compile(r"(?:[-+*/%^×÷·]|\bmod)\s*$")
+_POWER_AFTER = re.compile(r"^\s*(?:\^|\*\*)")
+_ATOM = re.compile(r"[\w.]+|'[^']*'|\"[^\"]*\"|\[.*\]|\(.*\)|\{.*\}", re.S)
+
+
+def fill(description: str, values: dict[str, str]) -> str:
+    """The description with each setting's value text written in. A value that is not one
+    atom (a negative number, `1 + x`) is parenthesised where an operator binds it: after
+    `*`, `-`, `mod`, ... and before a power, so `p[i] * {k}^i` with k = -2 reads
+    `p[i] * (-2)^i`, never `p[i] * -2^i`; written anywhere else it stands as it is."""
+    f = string.Formatter()
+    parts = list(f.parse(template(description)))
+    out = []
+    for n, (literal, field, spec, conv) in enumerate(parts):
+        out.append(literal)
+        if field is None:
+            continue
+        text = str(f.convert_field(f.get_field(field, (), values)[0], conv))
+        after = parts[n + 1][0] if n + 1 < len(parts) else ""
+        if not _ATOM.fullmatch(text) and (_OPERATOR_BEFORE.search(literal) or _POWER_AFTER.match(after)):
+            text = f"({text})"
+        out.append(format(text, spec or ""))
+    return "".join(out)

@@ -37,7 +37,7 @@ SECTIONS = ("model", "data", "operators", "filters", "templates", "weights", "cu
             "launch")
 MODEL_KEYS = ("path", "dtype", "attn_implementation", "system_prompt", "chat", "tokenizer")
 COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "quota_slack", "solver",
-                "envs", "exclude")
+                "envs", "exclude", "holdout", "part")
 DATA_KEYS = ("source", "paths", "include", "tasks", *COMPILE_KEYS)
 VLLM_KEYS = ("enabled", "mode", "model_impl", "enable_sleep_mode", "server_base_url", "server_host", "server_port",
              "server_timeout", "group_port", "gpu_memory_utilization", "max_model_length", "tensor_parallel_size",

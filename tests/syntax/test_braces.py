@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from racesl.syntax.braces import shown, template, value_groups
+from racesl.syntax.braces import fill, shown, template, value_groups
 
 WRITTEN_AS_IS = [
     ("Map. Example: 5 -> {'n': 5}.", "Map. Example: 5 -> {{'n': 5}}."),
@@ -69,3 +69,32 @@ def test_a_prompt_shows_an_example_value_as_written(tmp_path):
     assert not list(checked.diagnostics)
     env = checked.env("m.keyed")
     assert describe(env, (3,)) == "Map 'n' to x and 3. Example, with k = 2: 5 -> {'n': {'m': 5, 'k': 2}}."
+
+
+# (description, values, as a prompt writes it): a value that is not one atom is parenthesised
+# where an operator binds it, and only there
+FILLED = [
+    ("the sum of p[i] * {k}^i (for x = {k})", {"k": "-2"}, "the sum of p[i] * (-2)^i (for x = -2)"),
+    ("return (x + {a}, y - {b})", {"a": "-4", "b": "-1"}, "return (x + (-4), y - (-1))"),
+    ("{k} * p[i], then {k}**2, then 7 mod {k}", {"k": "-3"}, "-3 * p[i], then (-3)**2, then 7 mod (-3)"),
+    ("shift by {k}; the pair ({k}, {k})", {"k": "-5"}, "shift by -5; the pair (-5, -5)"),
+    ("x * {k}^i and x - {k}", {"k": "3"}, "x * 3^i and x - 3"),  # an atom stays as it is
+    ("x * {w} and x + {s}", {"w": "[-1, 2]", "s": "'a - b'"}, "x * [-1, 2] and x + 'a - b'"),
+    ("keep {{k}} as written; x * {k}", {"k": "1 + y"}, "keep {k} as written; x * (1 + y)"),
+    ("Scale by {k}. Example: 5 -> {'n': 5}.", {"k": "-1"}, "Scale by -1. Example: 5 -> {'n': 5}."),
+]
+
+
+@pytest.mark.parametrize("desc, values, want", FILLED)
+def test_fill_parenthesises_values_an_operator_binds(desc, values, want):
+    assert fill(desc, values) == want
+
+
+def test_a_stdlib_prompt_parenthesises_a_negative_setting():
+    from racesl.operators.build import describe
+    from tests.support.tasks import stdlib
+
+    env = stdlib().envs["polys.evaluate_at"]
+    ks = [s.name for s in env.settings]
+    text = describe(env, tuple(-2 if n == "k" else 0 for n in ks))
+    assert "p[i] * (-2)^i" in text and "-2^i" not in text.replace("(-2)^i", "")

@@ -48,6 +48,13 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
         "the inline charge's result check (`_charged_inline`): code naming the builtins it rewrites",
     ("racesl/lower/instrument/scope.py", frozenset(["sorted", "list", "tuple", "set"])):
         "`_len_bound`: the builtins whose result is no longer than their argument",
+    ("racesl/lower/instrument/scope.py", frozenset(["sorted", "list", "tuple", "reversed"])):
+        "`_rows_of`: the builtins whose result holds the very row objects of their argument (code)",
+    ("racesl/solver/chars.py", frozenset(["isdigit", "isalpha", "islower", "isupper"])):
+        "METHODS: the Str methods the solver encodes, read from the table and checked below to be in it",
+    ("racesl/solver/chars.py", frozenset(["isdigit", "isalpha", "islower", "isupper", "breaks_lower",
+                                          "breaks_upper"])):
+        "_FACTS: the columns of a character profile (four methods and two casing facts), not a list of builtins",
     ("racesl/lsp/hover.py", frozenset(e.name for e in B.builtins())):
         "BUILTIN_DOCS: hover text per builtin, checked below to have exactly the table's keys",
     ("racesl/runtime/abi.py", frozenset(abi.PLAIN)):
@@ -106,6 +113,9 @@ def test_the_allowed_lists_name_table_entries():
     builtins = {e.name for e in B.builtins()}
     assert body.ORDER_FREE <= builtins and body.ORDERING_BUILTINS <= builtins
     assert set(hover.BUILTIN_DOCS) == builtins
+    from racesl.solver import chars
+
+    assert len(chars.METHODS) == 4 and chars.METHODS <= {e.name for e in B.methods("Str")}
 
 
 def test_entries_are_unique_and_well_formed():

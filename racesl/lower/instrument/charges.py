@@ -23,13 +23,14 @@ from racesl.types import builtins as B
 _GUARDED_METHODS = B.WRAPPED_METHODS
 _NO_POST = B.UNCHECKED_RESULT_BUILTINS  # builtins whose result is not size-checked
 _ONE_ARG = B.ONE_ARG_BUILTINS
+_KEYED = frozenset(e.name for e in B.builtins() if "key" in e.keywords)  # sorted, max, min
 
 
 def _mark_row_key(name, e, num) -> None:
     """`sorted(p, key=lambda r: ...)` (also `max`, `min`) over a parameter whose rows hold
     words (`ROW_WORDS` in `num`): the lambda is called with rows of p only, so its parameter
     gets the rows' marks (`v_Lambda`)."""
-    if name not in ("sorted", "max", "min") or len(e.args) != 1 or not isinstance(e.args[0], ast.Name):
+    if name not in _KEYED or len(e.args) != 1 or not isinstance(e.args[0], ast.Name):
         return
     if e.args[0].id + ROW_WORDS not in num:
         return
