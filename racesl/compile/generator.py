@@ -91,11 +91,18 @@ class Generator:
                 stats["min_path"] += 1
                 return i, None, stats
         size = rng.randint(lo, hi)
+        return i, self.make(name, size, rng, quota, stats), stats
+
+    def make(self, name: str, size: int, rng, quota: dict[str, float], stats: Counter) -> Task | None:
+        """A task of operator `name` and `size`, or None (counted in `stats`). With a split, a
+        task its part may not hold is dropped here, whoever drew it (a compile, the training
+        stream, a curriculum's size): a test task that holds nothing held out, a train task
+        that does (the search already avoids held-out environments and pairs)."""
         task = getattr(self.builder, name)(rng, size, quota, stats)
         if task is not None and self.split is not None and not self.split.admits(task):
-            stats["holdout"] += 1  # a test task that holds nothing held out (or, defensively, a train one that does)
-            return i, None, stats
-        return i, task, stats
+            stats["holdout"] += 1
+            return None
+        return task
 
     def build_many(self, indices, quota: dict[str, float], block: int = 0) -> list:
         from racesl.runtime.watchdog import WATCHDOG

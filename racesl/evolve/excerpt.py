@@ -29,7 +29,7 @@ env rotate_by(xs: List[Int where 0 <= it <= 9] where 1 <= len(it) <= 8,
   Refinements `T where P` with `it` the value: `Int where 0 <= it <= 500`,
   `List[Int] where len(it) <= 10`. Keep inputs small (ints <= 500, lists <= 10).
 - Bodies: assignment, if/elif/else, for, while (each iteration costs fuel: 400 steps per
-  run), break, continue, return, assert (a failing assert drops that input), comprehensions,
+  run unless `@fuel(N)` above the env gives it up to 1,000,000), break, continue, return, assert (a failing assert drops that input), comprehensions,
   lambda for `key=`. Builtins: abs all any bin bool chr divmod enumerate hex int len list
   max min ord pow range reversed sorted str sum tuple zip set dict; common str, list and
   dict methods.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from racesl.train import cells as C
 from racesl.train import passk
 
 METRICS = ("pass@1", "pass@k", "mean_reward")
@@ -84,7 +85,7 @@ def compare(a: dict, b: dict, *, resamples: int = passk.RESAMPLES, seed: int = 0
     cols = passk.metric_columns(k)
     cells_a, cells_b = _cells(a["_tasks"]), _cells(b["_tasks"])
     cells = []
-    for cell in sorted(set(cells_a) | set(cells_b), key=lambda c: (_order(c[0]), c)):
+    for cell in sorted(set(cells_a) | set(cells_b), key=lambda c: (C.order(c[0]), c)):
         row = {"operator": cell[0], "size": cell[1]}
         if cell not in cells_b or cell not in cells_a:
             row.update(only="a" if cell in cells_a else "b", tasks_a=len(cells_a.get(cell, ())),
@@ -108,19 +109,8 @@ def _cells(items) -> dict[tuple[str, int], list]:
     return out
 
 
-def _order(op: str) -> int:
-    from racesl.search.config import OPERATORS
-
-    return OPERATORS.index(op) if op in OPERATORS else len(OPERATORS)
-
-
 def metric_label(metric: str, k: int) -> str:
     return {"pass@k": f"pass@{k}", "mean_reward": "mean reward"}.get(metric, metric)
-
-
-def _axes(cells: list[dict]) -> tuple[list[str], list[int]]:
-    ops = sorted({c["operator"] for c in cells}, key=lambda o: (_order(o), o))
-    return ops, sorted({c["size"] for c in cells})
 
 
 def _colour(diff: float, scale: float) -> str:
@@ -140,7 +130,7 @@ def table(cmp: dict, metric: str = "pass@1"):
     from rich.text import Text
 
     label = metric_label(metric, cmp["k"])
-    ops, sizes = _axes(cmp["cells"])
+    ops, sizes = C.axes(cmp["cells"])
     at = {(c["operator"], c["size"]): c for c in cmp["cells"]}
     diffs = [abs(c[metric]["diff"]) for c in cmp["cells"] if metric in c]
     scale = max([0.05, *diffs])
@@ -183,17 +173,14 @@ def plot(cmp: dict, path: str | Path, metric: str = "pass@1") -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ops, sizes = _axes(cmp["cells"])
+    ops, sizes = C.axes(cmp["cells"])
     at = {(c["operator"], c["size"]): c for c in cmp["cells"]}
     grid = [[at[op, s][metric]["diff"] if metric in at.get((op, s), {}) else float("nan") for s in sizes]
             for op in ops]
     scale = max([0.05, *(abs(v) for row in grid for v in row if v == v)])
     fig, ax = plt.subplots(figsize=(1.0 + 1.1 * max(3, len(sizes)), 1.4 + 0.7 * max(2, len(ops))))
     im = ax.imshow(grid, vmin=-scale, vmax=scale, cmap="RdBu", aspect="auto")
-    ax.set_xticks(range(len(sizes)), [str(s) for s in sizes])
-    ax.set_yticks(range(len(ops)), ops)
-    ax.set_xlabel("composition size")
-    ax.set_ylabel("operator")
+    C.label(ax, ops, sizes)
     for i, op in enumerate(ops):
         for j, s in enumerate(sizes):
             c = at.get((op, s))

@@ -16,6 +16,7 @@ import random
 import time
 from pathlib import Path
 
+from racesl.train import cells as C
 from racesl.train import passk
 
 
@@ -38,12 +39,6 @@ def prompt_text(tokenizer, record: dict, system_prompt: str | None, chat: bool) 
 # ------------------------------------------------------------ which tasks
 
 
-def _order(op: str) -> int:
-    from racesl.search.config import OPERATORS
-
-    return OPERATORS.index(op) if op in OPERATORS else len(OPERATORS)
-
-
 def stratify(records: list[dict], n: int | None, seed: int = 0) -> list[dict]:
     """n records spread over operator × size cells: each cell an equal share (a cell with
     fewer tasks leaves its surplus to the others; what does not divide goes one each to the
@@ -54,7 +49,7 @@ def stratify(records: list[dict], n: int | None, seed: int = 0) -> list[dict]:
     cells: dict[tuple[str, int], list[int]] = {}
     for i, r in enumerate(records):
         cells.setdefault((r["operator"], int(r["size"])), []).append(i)
-    canonical = sorted(cells, key=lambda c: (_order(c[0]), c[0], c[1]))
+    canonical = sorted(cells, key=lambda c: (C.order(c[0]), c[0], c[1]))
     take = dict.fromkeys(canonical, 0)
     left, open_ = n, canonical
     while left:  # (n < len(records): there is always room)
@@ -215,7 +210,7 @@ def report(records: list[dict], rows: list[dict], k: int, *, resamples: int, see
     out["bootstrap"] = {"method": "percentile bootstrap over tasks", "level": passk.LEVEL, "resamples": resamples,
                         "seed": seed}
     out["cells"] = [{"operator": op, "size": s, **c, "accuracy": c["solved"] / c["n"]}
-                    for (op, s), c in sorted(cells.items(), key=lambda kv: (_order(kv[0][0]), kv[0]))]
+                    for (op, s), c in sorted(cells.items(), key=lambda kv: (C.order(kv[0][0]), kv[0]))]
     out["per_task"] = [dict(t.as_dict(), prompt=digests.get(t.id, "")) for t in tasks]
     return out
 
@@ -252,16 +247,12 @@ def heatmap(cells: list[dict], path: str | Path, title: str = "") -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ops = sorted({c["operator"] for c in cells}, key=lambda o: (_order(o), o))
-    sizes = sorted({c["size"] for c in cells})
+    ops, sizes = C.axes(cells)
     at = {(c["operator"], c["size"]): c for c in cells}
     grid = [[at[op, s]["pass@1"] if (op, s) in at else math.nan for s in sizes] for op in ops]
     fig, ax = plt.subplots(figsize=(1.0 + 0.8 * max(3, len(sizes)), 1.2 + 0.6 * max(2, len(ops))))
     im = ax.imshow(grid, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(sizes)), [str(s) for s in sizes])
-    ax.set_yticks(range(len(ops)), ops)
-    ax.set_xlabel("composition size")
-    ax.set_ylabel("operator")
+    C.label(ax, ops, sizes)
     for i, op in enumerate(ops):
         for j, s in enumerate(sizes):
             c = at.get((op, s))

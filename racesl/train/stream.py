@@ -127,7 +127,7 @@ class TaskStream:
             name, size, rung = self._draw(rng)
             self._level.pinned = rung.level if rung is not None else None
             stats: Counter = Counter()
-            task = getattr(self.gen.builder, name)(rng, size, snapshot, stats)
+            task = self.gen.make(name, size, rng, snapshot, stats)
             self.rejections.update(stats)
             record = None
             if task is None:

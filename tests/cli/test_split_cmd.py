@@ -149,3 +149,26 @@ def test_races_toml_takes_the_split(tmp_path):
     p = run_racesc("compile", "stdlib", "-n", "5", "--config", tmp_path / "races.toml", "-o", tmp_path / "x.jsonl",
                    check=False)
     assert p.returncode == 2 and "races.toml:3" in p.stderr and '"train" or "test"' in p.stderr
+
+
+def test_the_training_stream_keeps_to_its_part(tmp_path):
+    """The train TOML's [data] holdout and part reach the stream, which draws tasks through the
+    same gate as compile (a curriculum's sizes included): a train stream shows nothing held
+    out, a test stream holds something held out in every task."""
+    import itertools
+
+    from racesl.train.config import load
+    from racesl.train.stream import TaskStream
+
+    for part in ("train", "test"):
+        p = tmp_path / f"{part}.toml"
+        p.write_text('[model]\npath = ""\n\n[data]\nsource = "stream"\nseed = 2\n'
+                     f'holdout = "envs=0.2,size>=4"\npart = "{part}"\n\n[operators]\nsequential = "2-6"\n')
+        cfg = load(p).compile
+        assert (cfg.holdout, cfg.part) == ("envs=0.2,size>=4", part)
+        stream = TaskStream(stdlib(), cfg)
+        split = stream.gen.split
+        rows = [r for r, _ in itertools.islice(stream.records(), 25)]
+        assert len(rows) == 25 and all(bool(split.held(r)) == (part == "test") for r in rows)
+        if part == "train":
+            assert max(r["size"] for r in rows) <= 3
