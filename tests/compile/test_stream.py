@@ -9,9 +9,7 @@ import subprocess
 import pytest
 
 from racesl import resources
-from racesl.compile import compile_tasks
-from racesl.records import read_records, to_record
-from racesl.search.config import CompileConfig, parse_operators
+from racesl.records import read_records
 from tests.support.tasks import PYTHON, REPO, run_racesc
 
 _PEAK = """\
@@ -46,18 +44,33 @@ def test_memory_is_flat_between_20000_and_200000_tasks(tmp_path):
                       f"{large // 1024} MiB)"
 
 
-def test_the_streamed_file_is_the_in_memory_compile(tmp_path):
-    # a library of its own: the shared one carries other tests' verdict caches and strikes,
-    # and what this compares is two fresh compiles, one in memory and one streamed
-    from racesl.library import load
-    from racesl.rewards import register
+_IN_MEMORY = """\
+import json, sys
+from racesl import resources
+from racesl.compile import compile_tasks
+from racesl.library import load
+from racesl.records import to_record
+from racesl.search.config import CompileConfig, parse_operators
+lib = load([resources.stdlib_dir()])
+cfg = CompileConfig(n=3000, seed=11, operators=parse_operators(sys.argv[1]))
+tasks, _ = compile_tasks(lib, cfg)
+with open(sys.argv[2], "w", encoding="utf-8") as f:
+    for k, t in enumerate(tasks):
+        f.write(json.dumps(to_record(t, k, cfg.seed, lib.hash)) + "\\n")
+"""
 
-    lib = load([resources.stdlib_dir()])
-    register(lib)
-    cfg = CompileConfig(n=3000, seed=11, operators=parse_operators(
-        "sequential=2-6,parallel=2-4,sort=2-4,select=2-4,branch,loop"))
-    tasks, _ = compile_tasks(lib, cfg)
-    want = [to_record(t, k, cfg.seed, lib.hash) for k, t in enumerate(tasks)]
+
+def test_the_streamed_file_is_the_in_memory_compile(tmp_path):
+    # The in-memory compile runs in a fresh process of its own, as the streamed one does:
+    # in a test worker that has run hundreds of other tests it differed from both, in full
+    # CI runs only (task 970 of 3,000; not reproduced in a fresh process, under load or across
+    # hash seeds; see the stop-42 note).
+    ops = "sequential=2-6,parallel=2-4,sort=2-4,select=2-4,branch,loop"
+    mem = tmp_path / "mem.jsonl"
+    p = subprocess.run([PYTHON, "-c", _IN_MEMORY, ops, str(mem)], cwd=REPO, capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr
+    want = read_records(mem)
     out = tmp_path / "s.jsonl"
     run_racesc("compile", resources.stdlib_dir(), "-n", 3000, "--seed", 11, "--operators",
                "sequential=2-6,parallel=2-4,sort=2-4,select=2-4,branch,loop", "--no-audit", "-q", "-o", out)
