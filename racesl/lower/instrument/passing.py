@@ -54,12 +54,7 @@ def keeping(fns: list[ast.FunctionDef]) -> frozenset[tuple[str, int]]:
         for i, p in enumerate(params):
             if p not in bad:
                 needs[(f.name, i)] = passes[p]
-    keeps = set(needs)
-    while True:
-        drop = {k for k in keeps if not needs[k] <= keeps}
-        if not drop:
-            return frozenset(keeps)
-        keeps -= drop
+    return _greatest(needs)
 
 
 def row_safe(fns: list[ast.FunctionDef], funcs: frozenset[str]) -> frozenset[str]:
@@ -73,12 +68,18 @@ def row_safe(fns: list[ast.FunctionDef], funcs: frozenset[str]) -> frozenset[str
         if _rows_stay(f, _fresh_locals(f), frozenset(), funcs, bound, funcs):
             calls[f.name] = {c.func.id for c in ast.walk(f) if isinstance(c, ast.Call)
                              and isinstance(c.func, ast.Name) and c.func.id in funcs and c.func.id not in bound}
-    safe = set(calls)
+    return _greatest(calls)
+
+
+def _greatest(needs: dict) -> frozenset:
+    """The greatest set of `needs`' keys each of whose needs lies within the set: drop what
+    needs something outside until nothing does."""
+    keep = set(needs)
     while True:
-        drop = {n for n in safe if not calls[n] <= safe}
+        drop = {k for k in keep if not needs[k] <= keep}
         if not drop:
-            return frozenset(safe)
-        safe -= drop
+            return frozenset(keep)
+        keep -= drop
 
 
 def passed(mine: ParamFacts, theirs: ParamFacts, held: bool, rows: bool = False) -> ParamFacts:
