@@ -61,9 +61,11 @@ class Run:
 
 
 class Library:
-    def __init__(self, checked: Checked, lowered: dict[str, Lowered] | None = None):
+    def __init__(self, checked: Checked, lowered: dict[str, Lowered] | None = None, *, program=None):
         """`lowered`: modules already lowered (by name), reused where they were lowered from
-        the very module checked here — admission checks many candidates against one pool."""
+        the very module checked here — admission checks many candidates against one pool.
+        `program`: the instrumented Program of exactly these modules where the caller has it
+        (admission merges the pool's with a candidate's: racesl.admit.front), not made again."""
         if not checked.ok:
             raise ValueError("cannot build a library from modules with errors")
         self.checked = checked
@@ -77,10 +79,12 @@ class Library:
             body.extend(low.module.body)
             param_facts.update(low.param_facts)
             self.preds.update(low.preds)
-        module = py.fix_missing_locations(py.Module(body=body, type_ignores=[]))
+        module = py.Module(body=body, type_ignores=[])  # (a given program's modules were fixed already)
+        module = module if program is not None else py.fix_missing_locations(module)
         self.module, self.param_facts = module, param_facts  # plain Python, before instrumentation
         self.budgets = function_budgets(self.lowered.values())  # @fuel: {function: steps}
-        self.program = load_program(module, "<races>", int_params=param_facts, budgets=self.budgets)
+        self.program = program if program is not None else \
+            load_program(module, "<races>", int_params=param_facts, budgets=self.budgets)
         self.envs: dict[str, EnvSig] = {e.qualname: e for e in checked.envs()}
         self.root_envs: list[EnvSig] = checked.envs(only_roots=True)
         h = hashlib.sha256(f"racesl {__version__}\n".encode())
@@ -119,16 +123,20 @@ class Library:
     @classmethod
     def from_sources(cls, modules: dict[str, str], expect: str) -> "Library":
         """The library of `sources()`, checked again here; ValueError when it does not compile
-        with this racesl, or is not the library `expect` names (another racesl version)."""
+        with this racesl, or is not the library `expect` names (its modules were edited; or
+        they came from another racesl version, whose hashes differ: a sidecar says which)."""
         root = Path("/__races_library__") / expect.split(":")[-1][:16]
         overlay = {str(root / f"{name}.races"): text for name, text in modules.items()}
         checked = check_paths(sorted(overlay), overlay=overlay)
         if not checked.ok:
-            raise ValueError("the stored library does not compile with this racesl")
+            first = next((d for d in checked.diagnostics if d.is_error), None)
+            where = "" if first is None else \
+                f": {Path(first.path).name}:{first.span.line}:{first.span.col}: {first.code} {first.message}"
+            raise ValueError(f"the stored library does not compile with this racesl{where}")
         lib = cls(checked)
         if lib.hash != expect:
-            raise ValueError(f"library hash mismatch ({lib.hash} != {expect}); it was compiled by another "
-                             "racesl version")
+            raise ValueError(f"its modules do not match its library {expect}: they hash to {lib.hash} "
+                             "(library hash mismatch: its modules were edited after compile)")
         return lib
 
     # ------------------------------------------------------------ values and types

@@ -212,13 +212,13 @@ def _verl_table(rows: list[tuple[int, dict]], data_source: str, skyrl: bool = Fa
     return pa.table(cols, schema=schema)
 
 
-def from_parquet_row(row: dict) -> dict:
-    """A Parquet row back into a record (settings and extra are JSON text there)."""
+def from_parquet_row(row: dict, where: str = "a Parquet row") -> dict:
+    """A Parquet row back into a record (settings and extra are JSON text there, read as
+    racesl.userfiles reads JSON: RecordError `WHERE: why` for NaN, 1e400, deep nesting)."""
     r = dict(row)
-    if isinstance(r.get("settings"), str):
-        r["settings"] = json.loads(r["settings"])
-    if isinstance(r.get("extra"), str):
-        r["extra"] = json.loads(r["extra"])
+    for f in ("settings", "extra"):
+        if isinstance(r.get(f), str):
+            r[f] = _cell(r[f], where)
     return r
 
 
@@ -280,10 +280,13 @@ class RecordError(ValueError):
     `FILE:N: why` (N: the line of a JSONL file, the row of a Parquet file)."""
 
 
-def _record_lines(path: Path):
-    """(line number, record) of each non-blank line of a JSONL task file; RecordError for a line
-    that is not UTF-8 or not JSON."""
-    with open(path, "rb") as f:
+def _record_lines(path: Path, real: Path):
+    """(line number, record) of each non-blank line of a JSONL task file (`real`: the regular
+    file `path` names, see racesl.userfiles.regular); RecordError for a line that is not
+    UTF-8 or not JSON racesl.userfiles reads (NaN, 1e400, duplicate keys, nested too deep)."""
+    from racesl.userfiles import UserFileError, loads_json
+
+    with open(real, "rb") as f:
         for n, raw in enumerate(f, 1):
             try:
                 line = raw.decode("utf-8")
@@ -292,38 +295,38 @@ def _record_lines(path: Path):
             if not line.strip():
                 continue
             try:
-                yield n, json.loads(line)
-            except RecursionError:
-                raise RecordError(f"{path}:{n}: not JSON: nested too deeply") from None
-            except json.JSONDecodeError as e:
-                raise RecordError(f"{path}:{n}: not JSON: {e.msg} (column {e.colno})") from None
-            except ValueError as e:  # (an int past the digit limit)
-                why = "a number with too many digits" if "digits" in str(e) else " ".join(str(e).split())[:200]
-                raise RecordError(f"{path}:{n}: not JSON: {why}") from None
+                yield n, loads_json(line, where=f"{path}:{n}")
+            except UserFileError as e:  # (one line of JSON: its column is all there is to say)
+                raise RecordError(str(e).replace(" (line 1, column ", " (column ")) from None
 
 
 def read_task_records(path: str | Path, prompts: bool = True) -> list[dict]:
     """The records of a task file (JSONL, NeMo Gym rows, Parquet, verl's Parquet), each checked
     by `record_problem` (`prompts`: see there): what every reader of task files calls, so all
-    of them refuse a bad file the same way (RecordError, `FILE:N: why`). OSError when the
-    file cannot be opened."""
+    of them refuse a bad file the same way (RecordError, `FILE:N: why`): a file that is not
+    regular (never opened: reading a FIFO blocks forever). OSError when the file is missing
+    or cannot be opened (callers say "cannot read tasks from FILE: why")."""
     import os
 
-    from racesl.output import kind
+    from racesl.userfiles import UserFileError, regular
 
     path = Path(path)
-    what = kind(os.stat(path).st_mode)  # (never opened: reading a FIFO blocks forever)
-    if what is not None:
-        raise RecordError(f"{path} is {what}, not a task file")
+    os.stat(path)  # (FileNotFoundError, PermissionError: the caller's one line; never opens)
+    try:
+        real = regular(path, what="task file")  # (links followed; a folder, FIFO or device refused)
+    except UserFileError as e:
+        raise RecordError(str(e)) from None
     if path.suffix == ".parquet":
         try:
-            numbered = list(enumerate(read_records(path), 1))
+            numbered = list(enumerate(_read_records(real, path), 1))
+        except RecordError:
+            raise
         except RecursionError:
             raise RecordError(f"{path}: a record is nested too deeply") from None
         except (ValueError, KeyError, TypeError) as e:
             raise RecordError(f"{path}: not a task Parquet file: {' '.join(str(e).split())[:200]}") from None
     else:
-        numbered = list(_record_lines(path))
+        numbered = list(_record_lines(path, real))
         if numbered and isinstance(numbered[0][1], dict) and "responses_create_params" in numbered[0][1]:
             numbered = [(n, r.get("record") if isinstance(r, dict) else r) for n, r in numbered]  # NeMo Gym rows
     for n, r in numbered:
@@ -333,17 +336,39 @@ def read_task_records(path: str | Path, prompts: bool = True) -> list[dict]:
     return [r for _, r in numbered]
 
 
+def _cell(text, where: str):
+    """A JSON cell of a Parquet row (settings, extra, verl's record), read by racesl.userfiles:
+    RecordError `FILE:N: why` for NaN, 1e400, duplicate keys or nesting too deep."""
+    from racesl.userfiles import UserFileError, loads_json
+
+    try:
+        return loads_json(text, where=where)
+    except UserFileError as e:
+        raise RecordError(str(e)) from None
+
+
 def read_records(path: str | Path) -> list[dict]:
-    path = Path(path)
-    if path.suffix == ".parquet":
+    """The records of a task file, unchecked (`read_task_records` checks them), read as every
+    user's file is (racesl.userfiles): RecordError for a file that is not regular or JSON
+    that is refused."""
+    from racesl.userfiles import UserFileError, regular
+
+    try:
+        real = regular(path, what="task file")
+    except UserFileError as e:
+        raise RecordError(str(e)) from None
+    return _read_records(real, Path(path))
+
+
+def _read_records(real: Path, shown: Path) -> list[dict]:
+    if shown.suffix == ".parquet":
         import pyarrow.parquet as pq
 
-        rows = pq.read_table(path).to_pylist()
+        rows = pq.read_table(real).to_pylist()
         if rows and "extra_info" in rows[0]:
-            return [json.loads(r["extra_info"]["record"]) for r in rows]
-        return [from_parquet_row(r) for r in rows]
-    with open(path, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
+            return [_cell(r["extra_info"]["record"], f"{shown}:{n}") for n, r in enumerate(rows, 1)]
+        return [from_parquet_row(row, f"{shown}:{n}") for n, row in enumerate(rows, 1)]
+    rows = [r for _, r in _record_lines(shown, real)]
     if rows and isinstance(rows[0], dict) and "responses_create_params" in rows[0] and "record" in rows[0]:
         return [r["record"] for r in rows]  # NeMo Gym rows carry the record
     return rows

@@ -38,7 +38,6 @@ def model_sample(records: list[dict], n: int, seed: int) -> list[dict]:
 
 def execute(args) -> int:
     import json
-    from pathlib import Path
 
     from racesl.audit import audit_records
     from racesl.cli.common import fail, need, stdout_console
@@ -47,7 +46,7 @@ def execute(args) -> int:
     if missing:
         return fail(missing)
     from racesl.records import RecordError, read_task_records
-    from racesl.rewards import load_sidecar
+    from racesl.rewards.libraries import load_for_tasks
 
     if not 0 <= args.margin <= 1:
         return fail("--margin must be between 0 and 1")
@@ -61,12 +60,10 @@ def execute(args) -> int:
         return fail(f"cannot read tasks from {args.tasks}: {e.strerror or e}")
     if not records:
         return fail(f"{args.tasks} holds no task records")
-    side = args.tasks + ".library.json"
-    for s in list(args.library) or ([side] if Path(side).is_file() else []):
-        try:
-            load_sidecar(s)
-        except (OSError, ValueError, KeyError) as e:
-            return fail(f"cannot load library {s}: {e}")
+    try:  # (--library, else TASKS.library.json beside the file a link names: one line for a bad one)
+        load_for_tasks(args.tasks, args.library)
+    except ValueError as e:
+        return fail(str(e))
     answers = None
     if args.model:
         from racesl.audit.model import generate

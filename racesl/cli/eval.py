@@ -141,8 +141,9 @@ def execute(args) -> int:
         return fail("several samples a task with temperature 0 would all be the same: give --temperature")
     from pathlib import Path
 
-    from racesl.output import OutputRefused, folder, refusal
+    from racesl.output import OutputRefused, folder, reading, refusal
 
+    reading(args.tasks)  # (no output over the task file, nor a folder holding it)
     try:  # the output policy (racesl.output), before any work: a folder, and each file in it
         folder(args.output)
         why = refusal(*(Path(args.output, f) for f in FILES))
@@ -184,8 +185,9 @@ def execute(args) -> int:
     except OSError as e:
         return fail(f"cannot load the model {args.model}: {e}")
     if res["_errors"] and not args.quiet:
-        err.print(f"racesc: warning: {len(res['_errors'])} of {res['n_tasks']} requests failed and score 0; the "
-                  f"first: {res['_errors'][0]}", highlight=False, markup=False)
+        err.print(f"racesc: warning: {len(res['_errors'])} of {res['n_tasks']} requests failed: each sample left "
+                  f"without text scores 0 (status error); the first: {res['_errors'][0]}", highlight=False,
+                  markup=False)
     if args.json:
         from racesl.cli.summary import print_json
 
@@ -216,7 +218,7 @@ def _compare(args) -> int:
         if not has_matplotlib():
             return fail(f"--plot needs matplotlib (the plot extra): {install_hint('plot')}")
         try:
-            why = refusal(args.plot)
+            why = refusal(args.plot, inputs=args.compare)
         except OutputRefused as e:
             why = str(e)
         if why:

@@ -5,8 +5,9 @@ COMPLETIONS is a JSONL file, or `-` for standard input. Each non-blank line gets
 SCORES with `-o` (`-o -`: to stdout, the summary then to stderr). The summary gives the
 mean score by operator and size and how many completions had each status: rich tables, or
 with `--json` one JSON object (docs/compile.md). A line that cannot be read (or names no
-task) is reported by its line number on stderr, counted apart, and gets a row with score 0
-and status `error`; a completion that is not text still scores 0, with a status. No input
+task) is reported by its line number on stderr and gets a row with score 0 and status
+`error`, which the summary counts like every row it writes (its mean and status table are
+those of the rows); a completion that is not text still scores 0, with a status. No input
 line can stop the command: the process may be part of a training pipeline."""
 
 from __future__ import annotations
@@ -114,8 +115,11 @@ def _writable(value):
 
 
 def summary_json(rows: list[dict], records: dict, *, unknown: int, unreadable: list[int],
-                 output: str | None) -> dict:
-    """The `--json` summary of `racesc score` (its keys: docs/compile.md)."""
+                 output: str | None, written: list[dict] | None = None) -> dict:
+    """The `--json` summary of `racesc score` (its keys: docs/compile.md). `rows`: the
+    judged completions (the cells); `written`: every row the command writes, in order (the
+    count, the mean and the statuses: a line naming no task, or unreadable, is a row with
+    score 0 and status `error`, so the summary says what the rows say)."""
     from collections import defaultdict
 
     from racesl.rewards import STATUSES
@@ -126,13 +130,15 @@ def summary_json(rows: list[dict], records: dict, *, unknown: int, unreadable: l
         size = rec.get("size")
         size = size if isinstance(size, (int, str)) else repr(size)  # (an edited record's size: any JSON)
         acc[(str(rec.get("operator")), size)].append(r["score"])
+    every = rows if written is None else written
     statuses = dict.fromkeys(STATUSES, 0)
-    for r in rows:
+    for r in every:
         statuses[r["status"]] += 1
     return {
         "command": "score",
-        "n": len(rows),
-        "mean": sum(r["score"] for r in rows) / len(rows) if rows else None,
+        "n": len(every),
+        "judged": len(rows),
+        "mean": sum(r["score"] for r in every) / len(every) if every else None,
         "cells": [{"operator": op, "size": size, "n": len(xs), "mean": sum(xs) / len(xs)}
                   for (op, size), xs in sorted(acc.items(), key=_cell_order)],
         "statuses": statuses,
@@ -161,7 +167,6 @@ def _tasks(path: str) -> dict:
 
 def execute(args) -> int:
     import sys
-    from pathlib import Path
 
     from rich.table import Table
 
@@ -170,15 +175,17 @@ def execute(args) -> int:
     from racesl.cli.common import fail, stderr_console, stdout_console
     from racesl.cli.summary import print_json
     from racesl.records import dumps, write_jsonl
-    from racesl.rewards import load_sidecar, verdict
+    from racesl.rewards import verdict
+    from racesl.rewards.libraries import load_for_tasks
     from racesl.text import plural
 
     err = stderr_console()
     if args.json and args.output == "-":
         return fail("--json and -o - would both write to stdout: give -o a file")
-    from racesl.output import refusal
+    from racesl.output import refusal, sidecars
 
-    why = refusal(args.output, stdout=True)  # (before any work: a folder, a FIFO, a read-only file)
+    why = refusal(args.output, stdout=True,  # (before any work: a folder, a FIFO, a read-only file, an input)
+                  inputs=[args.tasks, args.completions, *args.library, *sidecars(args.tasks)])
     if why:
         return fail(why)
     from racesl.records import RecordError
@@ -189,13 +196,10 @@ def execute(args) -> int:
         return fail(str(e))
     except OSError as e:
         return fail(f"cannot read tasks from {args.tasks}: {e.strerror or e}")
-    side = args.tasks + ".library.json"
-    sidecars = list(args.library) or ([side] if Path(side).is_file() else [])
-    for s in sidecars:
-        try:
-            load_sidecar(s)
-        except (OSError, ValueError, KeyError) as e:
-            return fail(f"cannot load library {s}: {e}")
+    try:  # (--library, else TASKS.library.json beside the file a link names: one line for a bad one)
+        load_for_tasks(args.tasks, args.library)
+    except ValueError as e:
+        return fail(str(e))
     rows = []  # the judged completions
     out_rows = []  # one per non-blank line, in order: what -o writes
     unknown = 0
@@ -239,13 +243,17 @@ def execute(args) -> int:
         sys.stdout.flush()
     elif args.output:
         write_jsonl(out_rows, args.output)
-    summary = summary_json(rows, records, unknown=unknown, unreadable=unreadable, output=args.output)
+    summary = summary_json(rows, records, unknown=unknown, unreadable=unreadable, output=args.output,
+                           written=out_rows)
     if args.json:
         print_json(summary)
     else:
         out = err if args.output == "-" else stdout_console()
         mean = "" if summary["mean"] is None else f": {summary['mean']:.3f}"
-        t = Table(title=f"mean score of {plural(len(rows), 'completion')}{mean}")
+        n = summary["n"]
+        apart = n - summary["judged"]  # rows of lines naming no task, or unreadable: error, 0
+        t = Table(title=f"mean score of {plural(n, 'completion')}{mean}"
+                        + (f" ({apart} not judged: error, scored 0)" if apart else ""))
         t.add_column("operator")
         t.add_column("size", justify="right")
         t.add_column("n", justify="right")
@@ -253,12 +261,12 @@ def execute(args) -> int:
         for c in summary["cells"]:
             t.add_row(c["operator"], str(c["size"]), str(c["n"]), f"{c['mean']:.3f}")
         out.print(t)
-        st = Table(title=f"status of {plural(len(rows), 'completion')}")
+        st = Table(title=f"status of {plural(n, 'completion')}")
         st.add_column("status")
         st.add_column("n", justify="right")
         st.add_column("share", justify="right")
         for status, k in summary["statuses"].items():
-            st.add_row(status, str(k), f"{k / len(rows):.3f}" if rows else "-")
+            st.add_row(status, str(k), f"{k / n:.3f}" if n else "-")
         out.print(st)
     lost = summary["statuses"]["library_missing"]
     if lost:

@@ -31,8 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=count(1, 256), default=max(1, os.cpu_count() or 1),
                    help="scoring processes (default: one a core)")
     p.add_argument("--timeout", type=_seconds, default=10.0, metavar="SECONDS",
-                   help="time a worker may take over one batch of up to 64 completions before it is "
-                        "replaced and they get status timeout (default 10)")
+                   help="time one completion may take; past it its worker is replaced and that "
+                        "completion alone gets status timeout (default 10)")
     p.add_argument("--max-request-mb", type=count(1, 1024), default=8, metavar="MB",
                    help="largest request body; a larger one is refused with 413 too_large (default 8)")
     p.add_argument("--memory-mb", type=count(64, 1 << 20), default=2048, metavar="MB",

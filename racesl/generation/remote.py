@@ -16,7 +16,14 @@ A request with a grammar sends it as vLLM's structured-output parameter, `"struc
 {"grammar": ...}` (vLLM >= 0.12; `grammar_field="guided_grammar"` sends the older top-level
 `guided_grammar`). The grammar is llguidance's Lark dialect: serve with `vllm serve MODEL
 --structured-outputs-config.backend guidance`. A server that ignores the parameter returns
-unconstrained text, which the gates then judge like any other.
+unconstrained text, which the gates then judge like any other. A server that refuses it (an
+HTTP 400 whose text names the field: OpenAI's own API, a strict proxy) is asked once more
+without it, and the backend remembers (`grammar_refused` says why): every later request goes
+without it, the replies note it, and `evolve` says so on stderr once.
+
+**Stopping.** Ctrl-C (or any exception) in `generate` stops every request in flight at once:
+their sockets are shut, a retry's backoff wakes on the stop flag, and the worker threads end
+within moments instead of finishing their requests and retries (`interrupt()`).
 """
 
 from __future__ import annotations
@@ -35,9 +42,9 @@ from racesl.generation.base import Reply, Request, Status, failed, messages
 class _Failure(Exception):
     """One failed attempt: whether it may be retried, and how it reads in a reply."""
 
-    def __init__(self, detail: str, *, retry: bool, status: Status = "error"):
+    def __init__(self, detail: str, *, retry: bool, status: Status = "error", code: int | None = None):
         super().__init__(detail)
-        self.detail, self.retry, self.status = detail, retry, status
+        self.detail, self.retry, self.status, self.code = detail, retry, status, code
 
 
 GRAMMAR_FIELDS = ("structured_outputs", "guided_grammar")  # vLLM >= 0.12; before 0.12
@@ -106,6 +113,10 @@ class OpenAIBackend:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._lock = threading.Lock()
         self._closed = False
+        self._stop = threading.Event()  # set by interrupt(): no new attempt, no more waiting
+        self._live: set = set()  # connections in flight, shut by interrupt()
+        self._live_lock = threading.Lock()  # (not _lock: _model_id holds that across a request)
+        self.grammar_refused: str | None = None  # why the server refused the grammar field (then never sent)
 
     # -- HTTP -----------------------------------------------------------------------------
     def _once(self, method: str, path: str, body: dict | None) -> dict:
@@ -119,7 +130,11 @@ class OpenAIBackend:
         except Exception as exc:  # noqa: BLE001 - a URL http.client cannot use
             raise _Failure(f"connection failed: {type(exc).__name__}: {exc}", retry=False) from None
         deadline = _Deadline(conn, self.timeout)
+        with self._live_lock:
+            self._live.add(conn)
         try:
+            if self._stop.is_set():
+                raise _Failure("interrupted", retry=False)
             conn.connect()
             if deadline.passed():  # (the watchdog may have fired before there was a socket to shut)
                 raise TimeoutError
@@ -128,16 +143,21 @@ class OpenAIBackend:
             if resp.status >= 400:
                 text = self._read(resp, deadline, 200).decode("utf-8", "replace").strip()
                 retry = resp.status == 429 or resp.status >= 500
-                raise _Failure(f"HTTP {resp.status}" + (f": {text}" if text else ""), retry=retry)
+                raise _Failure(f"HTTP {resp.status}" + (f": {text}" if text else ""), retry=retry,
+                               code=resp.status)
             raw = self._read(resp, deadline, self.max_reply_bytes, cap=True)
         except _Failure:
             raise
         except Exception as exc:  # noqa: BLE001 - connection refused, reset, timed out, cut by the deadline
+            if self._stop.is_set():
+                raise _Failure("interrupted", retry=False) from None
             if deadline.passed() or isinstance(exc, TimeoutError):
                 raise timed_out from None
             raise _Failure(f"connection failed: {type(exc).__name__}: {exc}", retry=True) from None
         finally:
             deadline.cancel()
+            with self._live_lock:
+                self._live.discard(conn)
             conn.close()
         if deadline.fired:
             raise timed_out
@@ -179,8 +199,23 @@ class OpenAIBackend:
                     if attempt:
                         exc.detail = f"{exc.detail} (after {attempt + 1} attempts)"
                     raise
-                time.sleep(self.backoff * 2 ** attempt)
+                if self._stop.wait(self.backoff * 2 ** attempt):
+                    raise _Failure("interrupted", retry=False) from None
         raise AssertionError("unreachable")
+
+    def interrupt(self) -> None:
+        """Stop every request in flight now: no new attempt or retry, and each open socket shut
+        (its blocked read ends at once). `generate` calls it when it is interrupted."""
+        self._stop.set()
+        with self._live_lock:
+            live = list(self._live)
+        for conn in live:
+            sock = conn.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def _model_id(self) -> str:
         with self._lock:
@@ -197,10 +232,23 @@ class OpenAIBackend:
         began = time.perf_counter()
         body = {"model": model, "messages": messages(request), "temperature": request.temperature,
                 "seed": request.seed, "max_tokens": request.max_tokens, "n": request.n}
-        if request.grammar:
+        dropped = None
+        if request.grammar and self.grammar_refused is None:
             body.update(grammar_body(request.grammar, self.grammar_field))
+        elif request.grammar:
+            dropped = self.grammar_refused
         try:
-            reply = self._call("POST", "/chat/completions", body)
+            try:
+                reply = self._call("POST", "/chat/completions", body)
+            except _Failure as exc:
+                if not (request.grammar and dropped is None and self._refuses_grammar(exc)):
+                    raise
+                with self._lock:
+                    self.grammar_refused = self.grammar_refused or exc.detail
+                dropped = self.grammar_refused
+                for k in GRAMMAR_FIELDS:
+                    body.pop(k, None)
+                reply = self._call("POST", "/chat/completions", body)
         except _Failure as exc:
             return failed(request, exc.detail, exc.status, time.perf_counter() - began)
         seconds = time.perf_counter() - began
@@ -209,6 +257,7 @@ class OpenAIBackend:
             return failed(request, "reply has no choices", seconds=seconds)
         texts = [""] * request.n
         problems = []
+        filled: set[int] = set()
         cut = sum(1 for c in choices if isinstance(c, dict) and c.get("finish_reason") == "length")
         for k, choice in enumerate(choices):
             index = choice.get("index", k) if isinstance(choice, dict) else k
@@ -216,32 +265,54 @@ class OpenAIBackend:
             content = message.get("content") if isinstance(message, dict) else None
             if not isinstance(index, int) or not 0 <= index < request.n:
                 problems.append(f"choice index {index!r} out of range")
+            elif index in filled:  # a second answer for one sample: the first stands, and one sample has none
+                problems.append(f"choice index {index} appears twice")
             elif not isinstance(content, str):
                 problems.append(f"choice {index} has no content")
             else:
                 texts[index] = content
+                filled.add(index)
         if len(choices) != request.n:
             problems.append(f"{len(choices)} choices for n={request.n}")
+        if len(filled) < request.n:  # an unfilled sample is an error, never an empty completion that scores 0
+            problems.append(f"no text for sample{'s' if request.n - len(filled) > 1 else ''} "
+                            f"{', '.join(str(i) for i in range(request.n) if i not in filled)} of n={request.n}")
         note = f"{cut} of {request.n} cut at max_tokens ({request.max_tokens})" if cut else None
+        if dropped is not None:
+            note = "; ".join(x for x in (note, f"sent without the grammar: the server refused it ({dropped})") if x)
         return Reply(texts=tuple(texts), status="error" if problems else "ok",
                      detail="; ".join(problems) if problems else note, seconds=seconds)
 
+    def _refuses_grammar(self, exc: _Failure) -> bool:
+        """An HTTP 400 whose text names the grammar's field (in any case): the server does not take it."""
+        text = exc.detail.lower()
+        return exc.code == 400 and any(f in text for f in (self.grammar_field, "grammar"))
+
     # -- Backend --------------------------------------------------------------------------
     supports_grammar = True  # sent as the structured-output parameter; the server decodes under it
+    remote = True  # a server of unknown kind: the grammar goes out only where asked ([generator] constrained)
 
     def generate(self, requests: list[Request]) -> list[Reply]:
         if self._closed:
             raise RuntimeError(f"{self.name} is closed")
         if not requests:
             return []
+        self._stop.clear()
         try:
             model = self._model_id()
         except _Failure as exc:
             return [failed(r, f"no model: {exc.detail}", exc.status) for r in requests]
         if self.concurrency == 1 or len(requests) == 1:
-            return [self._one(r, model) for r in requests]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
-            return list(pool.map(lambda r: self._one(r, model), requests))
+            return [self._one(r, model) for r in requests]  # in this thread: Ctrl-C ends the read
+        pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests)))
+        try:
+            futures = [pool.submit(self._one, r, model) for r in requests]
+            return [f.result() for f in futures]
+        except BaseException:  # Ctrl-C: stop the others now rather than wait for their replies and retries
+            self.interrupt()
+            raise
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         self._closed = True

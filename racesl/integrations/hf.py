@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from racesl.records import from_parquet_row
-from racesl.rewards.libraries import load_sidecar, write_sidecar
+from racesl.rewards.libraries import load_beside, write_sidecar
 
 SIDECAR = "library.json"
 
@@ -93,12 +93,11 @@ def save(records: Iterable[dict], target: str | Path, lib) -> int:
 
 
 def load_saved(path: str | Path):
-    """A saved task dataset (`datasets.Dataset`), its library registered for the rewards."""
+    """A saved task dataset (`datasets.Dataset`), its library registered for the rewards
+    (racesl.rewards.libraries.load_beside: UserFileError, one line, for a bad sidecar)."""
     from datasets import load_from_disk
 
-    sidecar = Path(path) / SIDECAR
-    if sidecar.exists():
-        load_sidecar(sidecar)
+    load_beside(path)
     return load_from_disk(str(path))
 
 

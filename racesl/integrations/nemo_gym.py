@@ -19,6 +19,7 @@ from racesl.rewards.adapters import record_from
 from racesl.rewards.libraries import scan
 
 TEMPLATE = Path(__file__).parent / "templates" / "nemo_gym"
+_SCANNED_FIRST: set[tuple[str, ...]] = set()  # `libraries` arguments scanned once before any verdict
 
 
 def response_text(response) -> str:
@@ -49,6 +50,10 @@ def verify_payload(body: dict, libraries=()) -> dict:
     if rec is None:
         return {"reward": 0.0, "status": "error", "detail": "no record in the verify request"}
     text = response_text(body.get("response"))
+    key = tuple(str(e) for e in libraries)
+    if key and key not in _SCANNED_FIRST:  # (read before the first verdict: none says a library is missing)
+        scan(*libraries)
+        _SCANNED_FIRST.add(key)
     v = verdict(rec, text)
     if v.status == "library_missing" and libraries:
         scan(*libraries)  # (returns once the sidecars are registered, by this call or another)

@@ -16,6 +16,7 @@ from skyrl_gym.envs.registration import register, registry
 from racesl.records import SKYRL_ENV
 from racesl.rewards import verdict
 from racesl.rewards.adapters import record_from
+from racesl.rewards.libraries import bind_data
 
 __all__ = ["RacesEnv", "SKYRL_ENV"]
 
@@ -25,7 +26,11 @@ class RacesEnv(BaseTextEnv):
     and detail in the step's metadata."""
 
     def __init__(self, env_config: Any = None, extras: dict | None = None):
+        """`env_config.data` (optional: a path or a list): the data files whose sidecars hold
+        the libraries, registered on the first environment (no RACESL_LIBRARY_PATH needed)."""
         super().__init__()
+        data = env_config.get("data") if hasattr(env_config, "get") else None
+        bind_data(data)
         extras = extras or {}
         info = extras.get("extra_info")
         record = record_from(info.get("record")) if isinstance(info, dict) else record_from(extras.get("record"))

@@ -12,6 +12,14 @@ when TRL passes it (as `races/status/<status>`, the share of the batch), with a
 "status_<status>"...}`. OpenRLHF (`--reward.remote_url path/to/this/file.py` →
 `reward_func`): labels are the records as JSON text; `extra_logs` holds per-sample 0/1
 tensors `races/status/<status>`, whose mean OpenRLHF logs (the share of each status).
+
+Given the data file they score (JSONL, Parquet, verl's Parquet, a `--format hf` folder), the
+adapters read the library sidecar beside it (racesl.rewards.libraries.load_beside), so a user
+library needs no RACESL_LIBRARY_PATH: `races_reward_for(DATA)` for TRL, `compute_score_for(DATA)`
+or `compute_score(..., data=DATA)` (verl's `custom_reward_function.reward_kwargs`) for verl,
+`reward_func_for(DATA)` for OpenRLHF's reward file. A record whose library cannot be found
+scores 0 with status `library_missing`, and is said once per library on the `racesl.rewards`
+logger with how to register it.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import threading
 from collections import Counter
 from typing import Any
 
+from racesl.rewards.libraries import bind_data
 from racesl.rewards.score import STATUSES, Verdict, verdict
 
 RECORD_FIELDS = ("id", "operator", "size", "chain", "settings", "input", "trace", "answer", "library", "extra")
@@ -95,6 +104,28 @@ def races_reward(prompts=None, completions=None, log_metric=None, **kwargs) -> l
     return [v.score for v in verdicts]
 
 
+def races_reward_for(*data):
+    """`races_reward`, once the libraries beside `data` (task files or dataset folders) are
+    registered: pass it to TRL as `reward_funcs=[races_reward_for("tasks.jsonl")]`.
+    UserFileError (one line) here, before training, for a sidecar that cannot be used."""
+    bind_data(list(data))
+    return races_reward
+
+
+def compute_score_for(*data):
+    """verl's `compute_score`, once the libraries beside `data` are registered (for a reward
+    file: `compute_score = compute_score_for("data/races.parquet")`)."""
+    bind_data(list(data))
+    return compute_score
+
+
+def reward_func_for(*data):
+    """OpenRLHF's `reward_func`, once the libraries beside `data` are registered (for the
+    file given as `--reward.remote_url`: `reward_func = reward_func_for("data/races.jsonl")`)."""
+    bind_data(list(data))
+    return reward_func
+
+
 def log_statuses(verdicts: list[Verdict], log_metric=None, log_extra=None) -> dict[str, int]:
     """Count the statuses of one TRL batch and log them through TRL's hooks when it passes
     them: the share of each as `races/status/<status>`, and a `races_status` column of its
@@ -113,11 +144,14 @@ def _status_fields(v: Verdict) -> dict:
             **{f"status_{s}": 1.0 if v.status == s else 0.0 for s in STATUSES}}
 
 
-def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **_) -> dict:
+def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, data=None, **_) -> dict:
     """verl's custom reward entry point: {"score": the reward, "status", "detail", and a 0/1
     "status_<status>" per status (numbers, so verl's validation metrics average them into
     the share of each status)}. Every call returns the same keys, as verl requires. Without
-    a record in `extra_info` there is nothing to judge by: score 0, status `error`."""
+    a record in `extra_info` there is nothing to judge by: score 0, status `error`. `data`
+    (a path or a list: verl's `custom_reward_function.reward_kwargs.data`): the data files
+    whose sidecars hold the libraries (read on the first call; a bad one raises, loudly)."""
+    bind_data(data)
     rec = None
     if isinstance(extra_info, dict):
         rec = record_from(extra_info.get("record"))
@@ -126,10 +160,12 @@ def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_
     return _status_fields(verdict(rec, solution_str))
 
 
-def reward_func(queries, prompts, labels, **_) -> dict:
-    """OpenRLHF's remote reward function: `labels` hold the records (JSON text)."""
+def reward_func(queries, prompts, labels, data=None, **_) -> dict:
+    """OpenRLHF's remote reward function: `labels` hold the records (JSON text); `data`: as
+    `compute_score`'s (or use `reward_func_for`)."""
     import torch  # OpenRLHF always has torch; racesl's core does not import it
 
+    bind_data(data)
     verdicts = []
     for k, (q, label) in enumerate(zip(queries, labels)):
         rec = record_from(label)

@@ -29,7 +29,7 @@ from racesl.lower.effects import fresh
 from racesl.rewards import libraries as _libraries
 from racesl.rewards.libraries import library_for
 from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
-from racesl.rewards.parse import (_CLOSE, _OPEN, MAX_ANSWER, WANT_KIND, _parse, expected_value, extract_answer,
+from racesl.rewards.parse import (_CLOSE, _OPEN, MAX_ANSWER, _parse, expected_value, extract_answer,
                                   matches, parse_labels, split_items)
 from racesl.runtime.contract import canonical, parse_literal
 
@@ -196,7 +196,6 @@ def _judge(record: dict, given: str) -> tuple:
 # ---------------------------------------------------------------- why a score is 0
 
 _TYPE_NAMES = {int: "Int", bool: "Bool", str: "Str", list: "List", tuple: "Tuple", dict: "Dict"}
-_KIND_NAMES = {"int": "Int", "bool": "Bool", "list": "List", "tuple": "Tuple", "dict": "Dict"}
 
 
 def _a(name: str) -> str:
@@ -219,9 +218,18 @@ def _not_a_literal(text: str) -> str:
 
 
 def _why_not_items(record: dict, given: str, op: str) -> tuple:
-    """Why a sequential or parallel answer scored 0: `_read_items`'s refusal, or which item
-    is wrong. One value alone is read as the first item, unless it cannot be one (its type
-    is not the first item's)."""
+    """Why a sequential or parallel answer scored 0: `_read_items`'s refusal, or what was
+    seen. Only the status and detail are decided here, never the score (0 already):
+
+    - one value alone is read as the first item; a value of another kind than the first
+      item's (a Dict, or an Int where a Str is due) is `wrong_type`;
+    - a text that is no literal and no list, read as a Str written without quotes for the
+      first item (and wrong as that), is `unparsable`: a bracket it opens never closes
+      (`['yqe', 'tlz', 'asg'`), or it is plain text where a list is due;
+    - items of another kind than the trace's (`[1, 2, 3]` where words are due) are
+      `wrong_type`: a sequential answer's first item (the one that decided the 0), or every
+      item of a parallel one;
+    - anything else is `ok`: read, and wrong."""
     items = _read_items(record, given)
     if type(items) is tuple:
         return items
@@ -230,13 +238,41 @@ def _why_not_items(record: dict, given: str, op: str) -> tuple:
     first = "step 1 is wrong" if op == "sequential" else "no item is right"
     ok, value = _parse(given)
     if ok and type(value) not in (list, tuple):
-        want = trace[0]
-        kind = WANT_KIND.get(want[:1]) if isinstance(want, str) else None
-        got = _TYPE_NAMES.get(type(value))
-        if kind is not None and got is not None and _KIND_NAMES[kind] != got:
-            return (0.0, "wrong_type", "%s where a list of %d items is expected", (_a(got), n))
+        clash = _kind_clash(trace[0], given)
+        if clash is not None:
+            return (0.0, "wrong_type", "%s where a list of %d items is expected", (clash[0], n))
         return (0.0, "ok", "one value, read as the first item: " + first, ())
-    return (0.0, "ok", first if items else "the answer has no items", ())
+    if not ok and split_items(given) is None:  # read as one Str written without quotes: item 1, wrong
+        if given[:1] in "[(":
+            return (0.0, "unparsable", "not a list: its brackets or quotes do not balance", ())
+        return (0.0, "unparsable", ("not a list of %d items: one text, which as item 1 (a Str written without "
+                                    "quotes) is wrong"), (n,))
+    if not items:
+        return (0.0, "ok", "the answer has no items", ())
+    judged = items[:1] if op == "sequential" else items
+    clashes = [_kind_clash(trace[k], item) for k, item in enumerate(judged)]
+    if all(c is not None for c in clashes):
+        got, want = clashes[0]
+        what = "step 1" if op == "sequential" else ("the item" if len(clashes) == 1 else
+                                                     f"each of the {len(clashes)} items is of a wrong kind; item 1")
+        return (0.0, "wrong_type", "%s is %s where %s is expected", (what, got, want))
+    return (0.0, "ok", first, ())
+
+
+def _kind_clash(want_text: str, item: str) -> tuple[str, str] | None:
+    """(what the item is, what is due) when the item text is a literal of another kind than
+    the value written `want_text` (an Int where a Str is due, a List for a Tuple), else None
+    (same kind, or a text that is no literal: where a Str is due, a Str without quotes)."""
+    ok, got = _parse(item)
+    if not ok:
+        return None
+    try:
+        want = expected_value(want_text)
+    except ValueError:
+        return None
+    if type(got) is type(want):
+        return None
+    return _type_name(got), _type_name(want)
 
 
 def _why_not_value(record: dict, given: str) -> tuple:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 import tomllib
 from pathlib import Path
@@ -296,6 +295,14 @@ def _part(inst, _attr, value) -> None:
                           "without one nothing is held out for a test part", "compile", "part")
 
 
+# The largest [weights] entry. Weights are relative (each quota is scaled by its weight over
+# the mean weight), so a larger bound buys nothing, and without one the mean of a few 1e308
+# weights overflows to inf and every quota to 0 (a compile of 0 tasks, exit 0: issue 44).
+# Every producer of a CompileConfig (compile, races.toml, the train TOML's [weights]) meets
+# this validator, and the engine's sum of weights stays far from overflow.
+MAX_WEIGHT = 1_000_000
+
+
 def _weight_pairs(value):
     """A [weights] table ({name: weight}) as sorted (name, weight) pairs: hashable, and the
     same config whatever order the file lists them in."""
@@ -312,9 +319,13 @@ def _weights(_inst, _attr, value) -> None:
         if not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str) or not item[0]:
             raise ConfigError(f"[weights] entries must be name = weight, not {show(item)}", "weights")
         name, w = item
-        if type(w) not in (int, float) or not math.isfinite(w) or w < 0:
-            raise ConfigError(f'[weights] "{name}" must be a finite number of at least 0 (0: never used), '
-                              f"not {show(w)}", "weights", name)
+        # compared, never converted: a 401-digit int is no float, and NaN fails both bounds
+        if type(w) not in (int, float) or not 0 <= w <= MAX_WEIGHT:
+            shown = show(w)
+            shown = shown if len(shown) <= 40 else f"a number of {len(shown)} digits"
+            raise ConfigError(f'[weights] "{name}" must be a finite number of at least 0 (0: never used) and at '
+                              f"most {MAX_WEIGHT:,} (weights are relative: 2 doubles a share), not {shown}",
+                              "weights", name)
 
 
 @attrs.frozen

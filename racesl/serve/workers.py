@@ -2,11 +2,15 @@
 
 Each worker is a process forked from the server (it shares the task index), with an
 address-space limit, that scores batches of `(task id, completion)` pairs sent over a
-socket pair; the server talks to it without threads, from its event loop. A worker that
-takes longer than the time limit over one batch is killed and replaced (those completions
-get status `timeout`); one that dies while scoring (a signal, the memory limit) is
-replaced and the batch runs once more on its successor, then reports `error`. Workers die
-with the server (die_with_parent).
+socket pair and sends each verdict back as soon as it has it; the server talks to it
+without threads, from its event loop. Every completion has its own time limit, counted
+from the answer before it (or from the batch's sending): a worker that passes it is killed
+and replaced, that one completion gets status `timeout`, the answers already in stand, and
+the rest of the batch goes on on the replacement. So one slow completion costs its
+neighbours one time limit of waiting at most, never their scores (HOSTILE.md: budgets,
+neighbours). A worker that dies while scoring (a signal, the memory limit) is replaced and
+the completion it was on runs once more on its successor, then reports `error`. Workers
+die with the server (die_with_parent).
 
 A worker holds no descriptor but standard input/output/error and its own socket: the
 first thing it does is close every other one it inherited. A replacement forks while
@@ -33,7 +37,7 @@ import time
 from racesl.rewards.score import verdict
 from racesl.runtime.children import die_with_parent, limit_memory
 
-CHUNK = 64  # completions one worker scores at a time: a long list is spread over the workers
+CHUNK = 64  # the most completions one worker is handed at a time: a long list is spread over the workers
 _HEADER = struct.Struct("!Q")  # the byte length of the pickle that follows
 
 
@@ -68,8 +72,9 @@ def _work(sock: socket.socket, index, ppid: int, memory_mb: int) -> None:
         while True:
             (n,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
             batch = pickle.loads(_recv_exact(sock, n))
-            out = pickle.dumps([judge(index, tid, c) for tid, c in batch], protocol=pickle.HIGHEST_PROTOCOL)
-            sock.sendall(_HEADER.pack(len(out)) + out)
+            for tid, c in batch:  # one frame a verdict: the server times each completion apart
+                out = pickle.dumps(judge(index, tid, c), protocol=pickle.HIGHEST_PROTOCOL)
+                sock.sendall(_HEADER.pack(len(out)) + out)
     except (EOFError, OSError):
         pass
     finally:
@@ -102,6 +107,7 @@ class _Worker:
         there.close()
         here.setblocking(False)
         self.pid, self.sock, self._exit = pid, here, None
+        self._buf = bytearray()  # bytes received from the worker and not yet read as a verdict
 
     def is_alive(self) -> bool:
         if self._exit is None:
@@ -113,22 +119,38 @@ class _Worker:
                 self._exit = status
         return self._exit is None
 
-    async def ask(self, batch: list) -> list:
-        loop = asyncio.get_running_loop()
+    async def send(self, batch: list) -> None:
+        """Hand the worker a batch; its verdicts then come one by one through `answers`."""
         data = pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)
-        await loop.sock_sendall(self.sock, _HEADER.pack(len(data)) + data)
-        (n,) = _HEADER.unpack(await self._read(loop, _HEADER.size))
-        return pickle.loads(await self._read(loop, n))
+        await asyncio.get_running_loop().sock_sendall(self.sock, _HEADER.pack(len(data)) + data)
 
-    async def _read(self, loop, n: int) -> bytes:
-        buf = bytearray(n)
-        view, got = memoryview(buf), 0
-        while got < n:
-            k = await loop.sock_recv_into(self.sock, view[got:])
-            if not k:
+    async def answers(self, most: int) -> list:
+        """The verdicts the worker has sent since the last call: at least one, at most
+        `most` (EOFError when it closed its socket: it died). A batch's verdicts often
+        arrive together, and one receive then serves many of them."""
+        loop = asyncio.get_running_loop()
+        while True:
+            out = self._frames(most)
+            if out:
+                return out
+            data = await loop.sock_recv(self.sock, 1 << 16)
+            if not data:
                 raise EOFError("the worker closed its socket")
-            got += k
-        return bytes(buf)
+            self._buf += data
+
+    def _frames(self, most: int) -> list:
+        """The complete verdicts at the head of the receive buffer (taken out of it)."""
+        buf, pos, out = self._buf, 0, []
+        while len(out) < most and len(buf) - pos >= _HEADER.size:
+            (n,) = _HEADER.unpack_from(buf, pos)
+            end = pos + _HEADER.size + n
+            if len(buf) < end:
+                break
+            out.append(pickle.loads(memoryview(buf)[pos + _HEADER.size:end]))
+            pos = end
+        if pos:
+            del buf[:pos]
+        return out
 
     def kill(self) -> None:
         """SIGKILL, and reap it (a stopped or busy process dies at once on SIGKILL)."""
@@ -145,7 +167,7 @@ class _Worker:
 
 
 class Pool:
-    """`size` workers scoring against `index`; `timeout` seconds a batch."""
+    """`size` workers scoring against `index`; `timeout` seconds a completion."""
 
     def __init__(self, index, size: int, timeout: float = 10.0, memory_mb: int = 2048):
         self.index, self.timeout, self.memory_mb = index, timeout, memory_mb
@@ -181,27 +203,41 @@ class Pool:
         return dead
 
     async def score(self, items: list) -> list[tuple[float, str, str]]:
-        """(score, status, detail) of each `(task id, completion)` pair, in order."""
-        if len(items) <= CHUNK:
+        """(score, status, detail) of each `(task id, completion)` pair, in order. A list is
+        spread over all the workers (in parts of at most CHUNK), so a request's completions
+        are scored side by side."""
+        size = min(CHUNK, -(-len(items) // self.size)) if items else 1
+        if len(items) <= size:
             return await self._batch(items)
-        parts = await asyncio.gather(*(self._batch(items[i:i + CHUNK]) for i in range(0, len(items), CHUNK)))
+        parts = await asyncio.gather(*(self._batch(items[i:i + size]) for i in range(0, len(items), size)))
         return [v for part in parts for v in part]
 
     async def _batch(self, batch: list) -> list:
         w = await self._idle.get()
         if not w.is_alive():  # died while idle
             w = self._replace(w)
+        out: list = []
+        died = False  # the worker died on batch[len(out)] once already
         try:
-            for attempt in (1, 2):
+            while len(out) < len(batch):
+                rest = batch[len(out):]
                 try:
-                    return await asyncio.wait_for(w.ask(batch), self.timeout)
-                except asyncio.TimeoutError:
+                    async with asyncio.timeout(self.timeout):
+                        await w.send(rest)
+                    while len(out) < len(batch):
+                        async with asyncio.timeout(self.timeout):  # (renewed with each verdict that comes)
+                            out += await w.answers(len(batch) - len(out))
+                        died = False
+                except TimeoutError:  # this completion alone: the answers in stand
                     w = self._replace(w)
-                    why = f"no answer within {self.timeout:g} s: the worker was stopped"
-                    return [(0.0, "timeout", why)] * len(batch)
-                except (EOFError, OSError):  # the worker died with the batch
+                    out.append((0.0, "timeout", f"no answer within {self.timeout:g} s: the worker was stopped"))
+                    died = False
+                except (EOFError, OSError):  # the worker died on this completion: once more, then error
                     w = self._replace(w)
-            return [(0.0, "error", "the scoring worker died twice on this batch")] * len(batch)
+                    if died:
+                        out.append((0.0, "error", "the scoring worker died twice on this completion"))
+                    died = not died
+            return out
         except asyncio.CancelledError:  # the request went away: the worker may still be busy
             w = self._replace(w)
             raise

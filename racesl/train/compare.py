@@ -25,30 +25,78 @@ class CompareError(ValueError):
     """A results file that cannot be compared, in one line."""
 
 
+MAX_SAMPLES = 1_000_000  # samples of one task a results file may claim (pass@k's product loops over them)
+
+
 def load_results(path: str | Path) -> dict:
-    """results.json (or `racesc eval --json`'s output, or a folder holding results.json)."""
+    """results.json (or `racesc eval --json`'s output, or a folder holding results.json),
+    read by the one reader of users' files (racesl.userfiles: a regular file, strict JSON,
+    bounded depth) and checked field by field: CompareError, one line naming the file and
+    the field, for anything else (`"k": "many"`, `"k": -3`, a row whose `correct` is above
+    its `n`, a task id twice)."""
+    from racesl.userfiles import UserFileError, load_json
+
     p = Path(path)
     if p.is_dir():
         p = p / "results.json"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CompareError(f"{p} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CompareError(f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
-    except ValueError as e:
-        raise CompareError(f"{p} is not JSON: {e}") from None
+        data = load_json(p, what="results file")
+    except UserFileError as e:
+        raise CompareError(str(e)) from None
     if not isinstance(data, dict) or not isinstance(data.get("per_task"), list) or not data["per_task"]:
         raise CompareError(f"{p} has no per-task results (it is not from racesc eval, or from a version before "
                            "pass@k): evaluate again")
     try:
-        data["_tasks"] = [(passk.TaskResult.from_dict(t), str(t.get("prompt", ""))) for t in data["per_task"]]
-    except (KeyError, TypeError, ValueError) as e:
-        raise CompareError(f"{p}: a malformed per-task row ({type(e).__name__}: {e})") from None
-    if any(t.n < 1 or not 0 <= t.correct <= t.n for t, _ in data["_tasks"]):
-        raise CompareError(f"{p}: a per-task row with n < 1 or correct outside 0..n")
+        k = _field(data, "k", int, p, "a whole number of at least 1", lambda v: v >= 1, default=1)
+        _field(data, "model", str, p, "a string or null", default=None)
+        tasks = [_task(row, i, p) for i, row in enumerate(data["per_task"], 1)]
+    except _Bad as e:
+        raise CompareError(str(e)) from None
+    seen: dict[str, int] = {}
+    for i, (t, _) in enumerate(tasks, 1):
+        if t.id in seen:
+            raise CompareError(f"{p}: per_task rows {seen[t.id]} and {i} are both task {t.id!r}")
+        seen[t.id] = i
+    small = min(t.n for t, _ in tasks)
+    if k > small:
+        raise CompareError(f"{p}: \"k\" is {k}, but a task has only {small} samples (pass@k needs k <= n)")
+    data["k"] = k
+    data["_tasks"] = tasks
     data["_path"] = str(p)
     return data
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _field(d: dict, name: str, kind, where, want: str, ok=lambda v: True, default=...):
+    """d[name] when it is of `kind` (never a bool for an int) and `ok`; the default when it
+    is missing (or null, where the default is None); _Bad naming the field otherwise."""
+    if name not in d or (d[name] is None and default is None):
+        if default is ...:
+            raise _Bad(f"{where}: no \"{name}\"")
+        return default
+    v = d[name]
+    if isinstance(v, bool) or not isinstance(v, kind) or not ok(v):
+        shown = json.dumps(v)[:40] if isinstance(v, (bool, int, float, str)) or v is None else type(v).__name__
+        raise _Bad(f"{where}: \"{name}\" must be {want}, not {shown}")
+    return v
+
+
+def _task(row, i: int, p: Path) -> tuple:
+    """(TaskResult, prompt digest) of per_task row i, every field checked."""
+    where = f"{p}: per_task row {i}"
+    if not isinstance(row, dict):
+        raise _Bad(f"{where} is not an object")
+    tid = _field(row, "id", (str, int), where, "a string")
+    op = _field(row, "operator", str, where, "a string")
+    size = _field(row, "size", int, where, "a whole number of at least 1", lambda v: 1 <= v <= 10**6)
+    n = _field(row, "n", int, where, f"a whole number from 1 to {MAX_SAMPLES:,}", lambda v: 1 <= v <= MAX_SAMPLES)
+    c = _field(row, "correct", int, where, f"a whole number from 0 to n ({n})", lambda v: 0 <= v <= n)
+    r = _field(row, "reward", (int, float), where, "a number from 0 to 1", lambda v: 0 <= v <= 1)
+    prompt = _field(row, "prompt", str, where, "a string", default="")
+    return passk.TaskResult(str(tid), op, size, n, c, float(r)), prompt
 
 
 def _key(item) -> tuple[str, str]:
@@ -81,7 +129,7 @@ def _difference(a_items, b_items, cols, *, resamples: int, seed: int, key: str) 
 def compare(a: dict, b: dict, *, resamples: int = passk.RESAMPLES, seed: int = 0) -> dict:
     """Differences B − A per operator × size cell (cells in one run only are listed, with
     `only`) and over every task (`all`)."""
-    k = min(int(a.get("k") or 1), int(b.get("k") or 1))
+    k = min(a["k"], b["k"])  # (load_results checked both: whole numbers, at most every task's n)
     cols = passk.metric_columns(k)
     cells_a, cells_b = _cells(a["_tasks"]), _cells(b["_tasks"])
     cells = []

@@ -76,7 +76,21 @@ def load_tasks(path: str | Path, n: int | None = None, seed: int = 0) -> list[di
         raise EvalError(str(e)) from None
     if not records:
         raise EvalError(f"{path} holds no tasks")
+    _unique_ids(path, records)
     return stratify(records, n, seed)
+
+
+def _unique_ids(path, records: list[dict]) -> None:
+    """EvalError when two records share an id: samples are grouped into tasks by id (pass@k,
+    the per-task rows, --compare), so two tasks under one id would be counted as one task
+    with twice the samples (two compiles with one seed, concatenated)."""
+    first: dict = {}
+    for k, r in enumerate(records, 1):
+        key = str(r.get("id"))
+        if key in first:
+            raise EvalError(f"{path}: task id {key!r} is used twice (records {first[key]} and {k}): ids must be "
+                            "unique (two compiles with one seed give the same ids: compile with different --seed)")
+        first[key] = k
 
 
 # ------------------------------------------------------------ generation
@@ -142,8 +156,9 @@ def generate_endpoint(endpoint: str, records: list[dict], *, samples: int, max_n
                       errors: list[str] | None = None, info: dict | None = None, progress=None,
                       **_) -> list[list[str]]:
     """Chat completions from an OpenAI-compatible server, `concurrency` requests in flight.
-    A request that fails after its retries scores 0 (its texts are empty) and its detail is
-    appended to `errors`; when every one fails, EvalError with the first detail. `info` gets
+    A request that fails after its retries, or whose reply leaves a sample without text (a
+    choice index given twice, a choice missing), has its detail appended to `errors`; each
+    sample it has no text for is None (`score_all` rows it as status `error`, reward 0); when every one fails, EvalError with the first detail. `info` gets
     the model id the server answered for."""
     from racesl.generation import Request, open_backend
 
@@ -160,10 +175,11 @@ def generate_endpoint(endpoint: str, records: list[dict], *, samples: int, max_n
     try:
         for start in range(0, len(requests), step):
             for reply in backend.generate(requests[start:start + step]):
-                texts = list(reply.texts) + [""] * (samples - len(reply.texts))
-                out.append(texts[:samples])
-                if not reply.ok:
+                texts: list = list(reply.texts) + [""] * (samples - len(reply.texts))
+                if not reply.ok:  # a sample the failed reply left without text is an error, not an empty answer
+                    texts = [t if t else None for t in texts]
                     failed.append(reply.detail or reply.status)
+                out.append(texts[:samples])
             if progress:
                 progress(len(out))
     finally:
@@ -181,12 +197,17 @@ def generate_endpoint(endpoint: str, records: list[dict], *, samples: int, max_n
 
 
 def score_all(records: list[dict], completions: list[list[str]]) -> list[dict]:
-    """One row per completion, scored by `verdict` as the GRPO reward (racesl.train.rewards) does."""
+    """One row per completion, scored by `verdict` as the GRPO reward (racesl.train.rewards) does;
+    a sample with no text (None) is a row with status `error` and reward 0."""
     from racesl.rewards.score import verdict
 
     rows = []
     for rec, outs in zip(records, completions):
         for k, text in enumerate(outs):
+            if text is None:  # no text came back for this sample (generate_endpoint): an error, scored 0
+                rows.append({"id": rec["id"], "operator": rec["operator"], "size": rec["size"], "sample": k,
+                             "reward": 0.0, "solved": False, "status": "error", "completion": ""})
+                continue
             v = verdict(rec, text)
             rows.append({"id": rec["id"], "operator": rec["operator"], "size": rec["size"], "sample": k,
                          "reward": v.score, "solved": v.score >= 1.0, "status": v.status, "completion": text})

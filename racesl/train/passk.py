@@ -49,11 +49,6 @@ class TaskResult:
         return {"id": self.id, "operator": self.operator, "size": self.size, "n": self.n,
                 "correct": self.correct, "reward": self.reward}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> TaskResult:
-        return cls(str(d["id"]), str(d["operator"]), int(d["size"]), int(d["n"]), int(d["correct"]),
-                   float(d["reward"]))
-
 
 def task_results(rows: Iterable[dict]) -> list[TaskResult]:
     """Per-completion rows ({id, operator, size, reward, solved}) folded into tasks, in the

@@ -10,6 +10,8 @@ import math
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from racesl.cli.main import main
 from racesl.records import read_records
@@ -154,8 +156,8 @@ def test_compare_refusals_are_one_line(tasks, openai_stub, tmp_path, capsys, mon
     old.write_text(json.dumps({"accuracy": 0.5, "cells": []}))
     (tmp_path / "bad.json").write_text("{nope")
     cases = [
-        ([str(good), str(tmp_path / "missing.json")], "does not exist"),
-        ([str(good), str(tmp_path / "bad.json")], "is not JSON"),
+        ([str(good), str(tmp_path / "missing.json")], "missing.json: no such results file"),
+        ([str(good), str(tmp_path / "bad.json")], "bad.json: not JSON"),
         ([str(old), str(good)], "has no per-task results"),
         ([str(good), str(good), "--tasks", "t.jsonl"], "give no MODEL, --tasks or --endpoint"),
     ]
@@ -169,3 +171,105 @@ def test_compare_refusals_are_one_line(tasks, openai_stub, tmp_path, capsys, mon
     err = capsys.readouterr().err
     assert rc == 2 and "--plot needs matplotlib" in err and "pip install -e '.[plot]'" in err
     assert not (tmp_path / "p.png").exists()
+
+
+# ------------------------------------------------------------ hostile results files (issue 44)
+
+
+def _row(i: int = 0, **kw) -> dict:
+    return {"id": f"t{i}", "operator": "sequential", "size": 2, "n": 4, "correct": 1, "reward": 0.25,
+            "prompt": "abc", **kw}
+
+
+HOSTILE = [
+    ({"k": "many", "per_task": [_row()]}, '"k" must be a whole number of at least 1, not "many"'),
+    ({"k": -3, "per_task": [_row()]}, '"k" must be a whole number of at least 1, not -3'),
+    ({"k": 2.5, "per_task": [_row()]}, '"k" must be a whole number'),
+    ({"k": True, "per_task": [_row()]}, '"k" must be a whole number'),
+    ({"k": 5, "per_task": [_row()]}, '"k" is 5, but a task has only 4 samples'),
+    ({"k": [], "per_task": [_row()]}, '"k" must be a whole number of at least 1, not list'),
+    ({"k": 1, "per_task": [_row(n=0)]}, 'per_task row 1: "n" must be a whole number from 1'),
+    ({"k": 1, "per_task": [_row(n=10**12)]}, 'per_task row 1: "n" must be a whole number from 1'),
+    ({"k": 1, "per_task": [_row(correct=5)]}, '"correct" must be a whole number from 0 to n (4)'),
+    ({"k": 1, "per_task": [_row(reward="x")]}, '"reward" must be a number from 0 to 1'),
+    ({"k": 1, "per_task": [_row(), _row()]}, "per_task rows 1 and 2 are both task 't0'"),
+    ({"k": 1, "per_task": [7]}, "per_task row 1 is not an object"),
+    ({"k": 1, "per_task": [_row(size=None)]}, '"size" must be'),
+    ({"k": 1, "per_task": [{"id": "t"}]}, 'no "operator"'),
+    ({"k": 1, "per_task": [_row(prompt={"a": 1})]}, '"prompt" must be a string'),
+    ({"k": 1, "model": ["m"], "per_task": [_row()]}, '"model" must be a string or null'),
+]
+
+
+@pytest.mark.parametrize("data, says", HOSTILE, ids=[s[:30] for _, s in HOSTILE])
+def test_hostile_results_files_are_one_line(tmp_path, capsys, data, says):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"k": 1, "per_task": [_row()]}))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    rc = main(["eval", "--compare", str(good), str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"racesc: error: {bad}") and says in err, err
+
+
+@pytest.mark.parametrize("text, says", [
+    ('{"k": 1e400, "per_task": []}', "out of range"),
+    ("[" * 100_000 + "]" * 100_000, "nested"),
+    ('{"k": 1, "k": 2}', "appears twice"),
+    ('{"k": NaN}', "NaN is no JSON value"),
+])
+def test_json_that_no_results_file_holds(tmp_path, capsys, text, says):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"k": 1, "per_task": [_row()]}))
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    rc = main(["eval", "--compare", str(good), str(bad)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and says in err and "Traceback" not in err, err
+
+
+def test_a_fifo_is_refused_without_being_opened(tmp_path, capsys):
+    import os
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"k": 1, "per_task": [_row()]}))
+    os.mkfifo(tmp_path / "fifo")
+    rc = main(["eval", "--compare", str(good), str(tmp_path / "fifo")])  # (opening it would block: no writer)
+    err = capsys.readouterr().err
+    assert rc == 2 and "is a FIFO" in err and err.count("\n") == 1, err
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                     | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                     max_leaves=12)
+_FIELDS = ("id", "operator", "size", "n", "correct", "reward", "prompt")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(top=st.fixed_dictionaries({}, optional={"k": _JSON, "model": _JSON, "per_task": _JSON}),
+       rows=st.lists(st.fixed_dictionaries({}, optional={f: _JSON for f in _FIELDS}) | _JSON, max_size=3),
+       good_rows=st.booleans())
+def test_any_json_shape_is_one_line_or_a_comparison(tmp_path_factory, top, rows, good_rows):
+    """Any JSON in a results file: `racesc eval --compare` exits 2 with one line naming the
+    file, or compares (exit 0, a JSON object)."""
+    import contextlib
+    import io
+
+    d = tmp_path_factory.mktemp("cmp")
+    good = d / "good.json"
+    good.write_text(json.dumps({"k": 1, "per_task": [_row()]}))
+    data = dict(top)
+    if good_rows:
+        data["per_task"] = [_row(i) for i in range(2)] + rows
+    (d / "b.json").write_text(json.dumps(data))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["eval", "--compare", str(good), str(d / "b.json"), "--json", "--bootstrap", "20"])
+    if rc == 0:
+        res = json.loads(out.getvalue())
+        assert res["command"] == "compare" and err.getvalue() == ""
+    else:
+        e = err.getvalue()
+        assert rc == 2 and e.count("\n") == 1 and e.startswith(f"racesc: error: {d / 'b.json'}"), e

@@ -78,9 +78,11 @@ def test_score_json(compiled, tmp_path):
     p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", "--json", cwd=tmp_path)
     s = one_object(p.stdout)
     assert s["command"] == "score"
-    assert (s["n"], s["mean"], s["unknown_ids"], s["unreadable"]) == (14, 10 / 14, 1, 2)
+    # every row written counts (issue 50): the unknown id and the unreadable lines are error rows
+    assert (s["n"], s["judged"], s["mean"], s["unknown_ids"], s["unreadable"]) == (17, 14, 10 / 17, 1, 2)
     assert s["unreadable_lines"] == [15, 18]
-    assert s["statuses"]["ok"] == 10 and s["statuses"]["no_answer"] == 4 and sum(s["statuses"].values()) == 14
+    assert (s["statuses"]["ok"], s["statuses"]["no_answer"], s["statuses"]["error"]) == (10, 4, 3)
+    assert sum(s["statuses"].values()) == 17
     want = Counter((r["operator"], r["size"]) for r in records[:14])
     assert {(c["operator"], c["size"]): c["n"] for c in s["cells"]} == dict(want)
     assert [(c["operator"], c["size"]) for c in s["cells"]] == sorted(want)

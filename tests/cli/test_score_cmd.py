@@ -91,16 +91,19 @@ def test_scores_to_file(compiled):
     for g in got:
         by_id.setdefault(g["id"], []).append(g["score"])
     assert by_id == want
-    # the table: one row per (operator, size), on stdout when the scores go to a file
-    assert f"mean score of {len(rows)} completions" in p.stdout
+    # the table: one row per (operator, size), on stdout when the scores go to a file; the
+    # count and the mean are those of every row written, the five junk rows (error, 0) too
+    n_all = len(rows) + 5
+    mean = sum(g["score"] for g in got) / n_all
+    assert f"mean score of {n_all} completions: {mean:.3f} (5 not judged: error, scored 0)" in p.stdout
     for op in {r["operator"] for r in records}:
         assert op in p.stdout
-    # the status counts: every status, with its count
-    assert f"status of {len(rows)} completions" in p.stdout
-    counts = {s: sum(g["status"] == s for g in got) for s in STATUSES}
-    assert counts["ok"] == len(rows) - 3
+    # the status counts: every status, with its count (the junk rows counted as error)
+    assert f"status of {n_all} completions" in p.stdout
+    counts = {s: sum(g["status"] == s for g in got + junk) for s in STATUSES}
+    assert counts["ok"] == len(rows) - 3 and counts["error"] == 5
     for status, n in counts.items():
-        assert re.search(rf"^\W*{status}\W+{n}\W+{n / len(rows):.3f}\W*$", p.stdout, re.M), (status, p.stdout)
+        assert re.search(rf"^\W*{status}\W+{n}\W+{n / n_all:.3f}\W*$", p.stdout, re.M), (status, p.stdout)
     assert "could not be judged" not in p.stderr
     # an unknown id and four unreadable lines (junk list minus the blank line and the unknown id),
     # each of those by its line number and why
@@ -119,7 +122,7 @@ def test_no_rows_without_output(compiled):
     and the summary to stderr."""
     d, _, rows, _ = compiled
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", cwd=d)
-    assert f"mean score of {len(rows)} completions" in p.stdout
+    assert f"mean score of {len(rows) + 5} completions" in p.stdout  # (the five junk lines' rows too)
     assert '"status"' not in p.stdout and '"id"' not in p.stdout
     assert not any(line.startswith("{") for line in p.stdout.splitlines())
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "-o", "-", cwd=d)
@@ -206,7 +209,7 @@ def test_bad_inputs(compiled, tmp_path):
     (tmp_path / "side.json").write_text("{}")
     p = run_racesc("score", d / "tasks.jsonl", d / "completions.jsonl", "--library", tmp_path / "side.json",
                    cwd=tmp_path, check=False)
-    assert p.returncode == 2 and "cannot load library" in p.stderr
+    assert p.returncode == 2 and f"racesc: error: {tmp_path / 'side.json'}: not a racesl library" in p.stderr
     assert "Traceback" not in p.stderr
 
 
@@ -226,3 +229,20 @@ def test_missing_or_undecodable_completions(compiled, tmp_path):
     assert [json.loads(x) for x in p.stdout.splitlines()] == [
         {"id": None, "score": 0.0, "status": "error", "detail": "line 1: not UTF-8 (byte 1)"},
         {"id": records[0]["id"], "score": 1.0, "status": "ok", "detail": "right"}]
+
+
+def test_a_row_naming_no_task_is_counted_in_the_summary(compiled, tmp_path):
+    """Issue 50: nine right answers and a row whose id names no task. The row is written
+    `error` (score 0), and the summary counts it: ten completions, error 1, mean 0.9."""
+    d, records, *_ = compiled
+    lines = [json.dumps({"id": r["id"], "completion": wrap(r["answer"])}) for r in records[:9]]
+    lines.append(json.dumps({"id": "races-9-nosuch", "completion": wrap("1")}))
+    (tmp_path / "c.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    p = run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", "-o", tmp_path / "s.jsonl", cwd=tmp_path)
+    rows = [json.loads(x) for x in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == ["ok"] * 9 + ["error"]
+    assert "mean score of 10 completions: 0.900 (1 not judged: error, scored 0)" in p.stdout, p.stdout
+    assert re.search(r"^\W*error\W+1\W+0\.100\W*$", p.stdout, re.M), p.stdout
+    assert re.search(r"^\W*ok\W+9\W+0\.900\W*$", p.stdout, re.M), p.stdout
+    s = json.loads(run_racesc("score", d / "tasks.jsonl", tmp_path / "c.jsonl", "--json", cwd=tmp_path).stdout)
+    assert (s["n"], s["judged"], s["mean"], s["statuses"]["error"], s["unknown_ids"]) == (10, 9, 0.9, 1, 1)

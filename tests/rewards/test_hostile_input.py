@@ -82,6 +82,8 @@ HOSTILE_ANSWERS = {
 @pytest.mark.parametrize("name", sorted(HOSTILE_ANSWERS))
 def test_hostile_answers_score_without_raising(name):
     text = HOSTILE_ANSWERS[name]
+    for rec in RECORDS:  # (the first lookup of a missing library builds the stdlib: not the answer's time)
+        verdict(rec, wrap(rec["answer"]))
     for rec in RECORDS:
         t = time.perf_counter()
         s = score(rec, wrap(text))
@@ -253,7 +255,7 @@ BAD_TASKS = [
     (b"[" * 100_000 + b"\n", "t.jsonl:1: not JSON: nested too deeply"),
     (b"{broken\n", "t.jsonl:1: not JSON"),
     (b"\xff\xfe\n", "t.jsonl:1: not UTF-8"),
-    (b'{"id": 1' + b"9" * 5000 + b"}\n", "t.jsonl:1: not JSON: a number with too many digits"),
+    (b'{"id": 1' + b"9" * 5000 + b"}\n", "t.jsonl:1: not JSON we can read: a number with too many digits"),
     (json.dumps({k: v for k, v in dict(LOOP, prompt="p").items() if k != "prompt"}).encode() + b"\n",
      't.jsonl:1: the record has no "prompt"'),
     (json.dumps(dict(LOOP, prompt="p")).encode() + b"\n" + json.dumps(dict(LOOP, prompt="p", size="2")).encode(),

@@ -142,7 +142,7 @@ def test_without_settings_the_sidecar_and_summary_are_as_before(project, tmp_pat
                    cwd=tmp_path)
     assert json.loads(p.stdout)["environments"] is None
     side = json.loads((tmp_path / "t.jsonl.library.json").read_text(encoding="utf-8"))
-    assert set(side) == {"format", "library", "modules"}
+    assert set(side) == {"format", "library", "racesl", "modules"}  # ("racesl": the version that wrote it)
 
 
 def _toml(project, body: str):

@@ -255,3 +255,74 @@ def test_progress_bar_on_a_terminal_only(toy_tasks, openai_stub, tmp_path, capsy
     monkeypatch.undo()
     assert main(argv + ["-o", str(tmp_path / "ev2")]) == 0
     assert "generating" not in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ counting what was sent (issue 44)
+
+
+def test_duplicate_ids_are_refused_in_one_line(toy_tasks, openai_stub, tmp_path, capsys):
+    """Two compiles with one seed, concatenated: the same ids for different tasks. They would
+    be counted as half as many tasks with twice the samples: refused, before any request."""
+    path, records = toy_tasks
+    twice = tmp_path / "twice.jsonl"
+    text = path.read_text(encoding="utf-8")
+    twice.write_text(text + text, encoding="utf-8")
+    stub = openai_stub(lambda body: "x")
+    rc = main(["eval", "--endpoint", stub.url, "--tasks", str(twice), "-o", str(tmp_path / "ev"), "--samples", "2",
+               "--temperature", "1"])
+    err = capsys.readouterr().err
+    first = records[0]["id"]
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"task id {first!r} is used twice (records 1 and {len(records) + 1})" in err
+    assert stub.requests == [] and not (tmp_path / "ev" / "results.json").exists()
+
+
+def test_a_choice_index_given_twice_is_an_error_counted_as_one(toy_tasks, openai_stub, tmp_path, capsys):
+    """A server that answers both choices of n=2 with index 0 for some tasks: those samples
+    are errors (counted, rows with status error), never empty completions scored 0 quietly."""
+    path, records = toy_tasks
+    by_prompt = {r["prompt"]: r for r in records}
+    broken = {r["id"] for r in sorted(records, key=lambda r: r["id"])[::3]}
+
+    def script(body):
+        rec = by_prompt[body["messages"][-1]["content"]]
+        gold = wrap(rec["answer"])
+        if rec["id"] not in broken:
+            return Texts((gold, gold))
+        choice = {"index": 0, "message": {"role": "assistant", "content": gold}, "finish_reason": "stop"}
+        return stubs.Raw(json.dumps({"id": "c", "object": "chat.completion", "model": body["model"],
+                                     "choices": [choice, choice]}))
+
+    stub = openai_stub(script)
+    res = run_eval(capsys, "--endpoint", stub.url, "--tasks", str(path), "--samples", "2", "--k", "2",
+                   "-o", str(tmp_path / "ev"))
+    assert res["errors"] == len(broken) and res["n_tasks"] == len(records)
+    rows = [json.loads(x) for x in (tmp_path / "ev" / "completions.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 * len(records)
+    errors = [r for r in rows if r["status"] == "error"]
+    assert sorted((r["id"], r["sample"]) for r in errors) == sorted((i, 1) for i in broken)
+    assert all(r["reward"] == 0.0 for r in errors)
+    assert all(r["reward"] == 1.0 for r in rows if r["status"] != "error")  # the filled samples are scored
+    assert res["pass@1"] == pytest.approx(1 - len(broken) / (2 * len(records)))
+
+
+def test_the_choice_parser_says_what_is_missing(openai_stub):
+    """racesl.generation.remote: a duplicate index is a problem, an unfilled one an error."""
+    from racesl.generation import Request, open_backend
+
+    def choice(i, text):
+        return {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+
+    replies = [stubs.Raw(json.dumps({"choices": [choice(0, "a"), choice(0, "b")]})),
+               stubs.Raw(json.dumps({"choices": [choice(1, "b")]})),
+               stubs.Raw(json.dumps({"choices": [choice(1, "b"), choice(0, "a")]}))]
+    stub = openai_stub(replies)
+    backend = open_backend(None, stub.url, concurrency=1)
+    try:
+        got = [backend.generate([Request("p", n=2)])[0] for _ in replies]
+    finally:
+        backend.close()
+    assert got[0].status == "error" and got[0].texts == ("a", "") and "choice index 0 appears twice" in got[0].detail
+    assert "no text for sample 1 of n=2" in got[0].detail
+    assert got[1].status == "error" and got[1].texts == ("", "b") and "no text for sample 0 of n=2" in got[1].detail
+    assert got[2].ok and got[2].texts == ("a", "b")
