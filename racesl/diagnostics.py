@@ -154,6 +154,7 @@ CODES: dict[str, str] = {
     "W601": "unused import",
     "W602": "unreachable code",
     "W603": "unreadable worked example",
+    "W604": "unreadable example in prose",
 }
 
 

@@ -1,8 +1,12 @@
 """The sampling probe of `racesc check` (and of the language server on save): sample an
 environment's inputs, run each twice, and report what only running shows.
 
-    counts, diags, elapsed = probe_env(lib, env, samples, seed)   # E600–E604, W600, W603
+    counts, diags, elapsed = probe_env(lib, env, samples, seed, max_level=2)  # E600–E604, E610–E612, W600, W603, W604
     probe = SeedProbe(lib, set_builders(lib, envs))              # E601 under other hash seeds
+
+Levels 0..max_level are sampled (a compile's `max_level`, which `racesc check` reads from
+the project's races.toml): a check that samples only some of the levels a compile draws
+is not a check of what the compile writes.
 
 `lib` is a `racesl.library.Library` (or anything with its sampling and running methods): the
 probe executes lowered code, so it sits above racesl.library, which itself draws through
@@ -20,26 +24,33 @@ from racesl.text import plural
 DROP_REASONS = ("assert", "fuel", "timeout", "size", "recursion", "error")
 
 
-def _level(i: int, n: int) -> int:
-    return min(2, i * 3 // max(n, 1))
+DEFAULT_MAX_LEVEL = 2  # racesl.search.config.CompileConfig.max_level's default
+
+
+def _level(i: int, n: int, max_level: int = DEFAULT_MAX_LEVEL) -> int:
+    """The level of sample i of n: levels 0..max_level in equal runs, so that every level a
+    compile may draw (`max_level` in races.toml) is sampled when n > max_level."""
+    return min(max_level, i * (max_level + 1) // max(n, 1))
 
 
 TIMEOUTS_TO_STOP = 3  # wall-clock cut-offs after which an environment's probe stops
 
 
 def probe_env(lib, env, samples: int, seed: int, runner=None,
-              seeds: "SeedProbe | None" = None, on_run=None) -> tuple[Counter, list[Diagnostic], float]:
-    """Sample an environment's inputs, run each twice, check contracts and laws; with
-    `seeds`, also hand each run to it, to be run again under other hash seeds; with
-    `on_run`, call `on_run(x, settings, run)` with each sampled input's first run (the
-    admission gates keep them)."""
+              seeds: "SeedProbe | None" = None, on_run=None,
+              max_level: int = DEFAULT_MAX_LEVEL) -> tuple[Counter, list[Diagnostic], float]:
+    """Sample an environment's inputs at levels 0..`max_level` (the compile's), run each
+    twice, check contracts and laws; with `seeds`, also hand each run (a generator's draw)
+    to it, to be run again under other hash seeds; with `on_run`, call
+    `on_run(x, settings, run)` with each sampled input's first run (the admission gates
+    keep them)."""
     from racesl.runtime.contract import canonical
     from racesl.sample.default import NoSample
     from racesl.sample.seeding import item_rng
 
     runner = runner or lib.run
     if env.generate is not None:
-        return probe_generator(lib, env, samples, seed, runner, on_run)
+        return probe_generator(lib, env, samples, seed, runner, on_run, seeds, max_level)
     diags: list[Diagnostic] = []
     counts: Counter = Counter()
     sample_fail = None  # (parameter, its type, NoSample's reason) of the first failure
@@ -59,7 +70,7 @@ def probe_env(lib, env, samples: int, seed: int, runner=None,
             counts["timeout"] += samples - i  # (each would cost its wall limit again)
             break
         rng = item_rng(seed, env.qualname, i)
-        level = _level(i, samples)
+        level = _level(i, samples, max_level)
         try:  # (what lib.sample_input and lib.sample_settings draw, one parameter at a time)
             drawn = []
             for name, t in params:
@@ -277,7 +288,9 @@ def _refinement_fuel(lib, t, rng) -> tuple[str, str] | None:
 # processes with other seeds. Only environments whose body, or a function it reaches, builds
 # a set at all (`set_builders`) pay for that: their sampled runs are sent to two fresh
 # interpreters (not forked workers, which inherit this process's seed) started with
-# PYTHONHASHSEED set, before the sampling, so that they start while it runs.
+# PYTHONHASHSEED set, before the sampling, so that they start while it runs. A generator
+# environment whose helper reaches a set is probed the same way on its draws: each pair
+# drawn here (at every level) is drawn again there from the same seeded rng (`add_draw`).
 
 HASH_SEEDS = ("1", "2", "3")  # the children take the first two that differ from ours
 _SET_OPS = frozenset({"|", "&", "^", "-"})
@@ -292,11 +305,16 @@ prog = Program(marshal.loads(code), "<races>", budgets=budgets)
 if memory_mb:
     from racesl.runtime.children import limit_memory
     limit_memory(memory_mb)
-calls, fuel, wall = pickle.load(sys.stdin.buffer)  # sent when the sampling is done
+calls, wall = pickle.load(sys.stdin.buffer)  # sent when the sampling is done
 out = []
 with WATCHDOG.session():
-    for name, args in calls:
-        o = prog.call(name, args, fuel=fuel, wall=wall)
+    for name, args, seed, fuel in calls:  # seed: a generator's draw, from random.Random(seed)
+        rng = None
+        if seed is not None:
+            import random
+            from racesl.runtime.builtins import rng_over
+            rng = rng_over(random.Random(seed))
+        o = prog.call(name, args, fuel=fuel, wall=wall, rng=rng)
         out.append([o.status, canonical(o.value) if o.status == "ok" else None])
 sys.stdout.write(json.dumps(out))
 sys.stdout.flush()
@@ -325,7 +343,7 @@ def _builds_set(fn) -> bool:
 
 def set_builders(lib, envs) -> list:
     """The environments of `envs` whose body, or a helper or environment it names (at any
-    depth), builds a set."""
+    depth), builds a set; and the generator environments whose helper does."""
     from racesl.syntax import ast as A
 
     builds: set[str] = set()  # pynames of the functions that build a set themselves
@@ -345,7 +363,7 @@ def set_builders(lib, envs) -> list:
             if c not in reach:
                 reach.add(c)
                 stack.append(c)
-    return [e for e in envs if e.pyname in reach]
+    return [e for e in envs if e.pyname in reach or (e.generate is not None and e.generate in reach)]
 
 
 def _program_code(lib, envs) -> bytes:
@@ -357,7 +375,7 @@ def _program_code(lib, envs) -> bytes:
     from racesl.lower.program import instrumented_code
 
     defs = {fn.name: fn for fn in lib.module.body if isinstance(fn, py.FunctionDef)}
-    keep, stack = set(), [e.pyname for e in envs]
+    keep, stack = set(), [e.pyname for e in envs] + [e.generate for e in envs if e.generate is not None]
     while stack:
         name = stack.pop()
         if name in keep or name not in defs:
@@ -376,6 +394,9 @@ class SeedProbe:
         probe = SeedProbe(lib, set_builders(lib, envs))   # starts the interpreters
         ... probe_env(lib, env, n, seed, seeds=probe) ...  # records this process's runs
         diags = probe.finish()                            # E601 where the outputs differ
+
+    A generator environment's draws (`add_draw`, by `probe_generator`; or `draws`, which
+    draws them here) are drawn again there from the same seeded rng, at the same level.
     """
 
     def __init__(self, lib, envs, *, fuel: int = 400, wall: float = 2.0, memory_mb: int = 0):
@@ -387,7 +408,8 @@ class SeedProbe:
 
         self.lib, self.envs = lib, {e.qualname: e for e in envs}
         self.fuel, self.wall, self.memory_mb = fuel, wall, memory_mb
-        self.runs: list[tuple] = []  # (env, x, settings, status, text) of this process
+        # this process's calls: (env, (function, args, rng seed or None, fuel), what it shows, status, text)
+        self.runs: list[tuple] = []
         self.ours = os.environ.get("PYTHONHASHSEED")
         self.seeds = [s for s in HASH_SEEDS if s != self.ours][:2]
         self.children = []
@@ -417,12 +439,46 @@ class SeedProbe:
                 pass  # the child is gone: finish() reports it
 
     def add(self, env, x, settings: tuple, run) -> None:
-        if env.qualname not in self.envs or run.status in _INCOMPARABLE:
+        """A run of `env`'s body on (x, settings) in this process (not of a generator
+        environment: its `run` holds the drawn answer, see `add_draw`)."""
+        if env.qualname not in self.envs or run.status in _INCOMPARABLE or env.generate is not None:
             return
         from racesl.runtime.contract import canonical
 
         status = "ok" if run.status == "contract" else run.status  # the children see values only
-        self.runs.append((env, x, tuple(settings), status, canonical(run.value) if status == "ok" else None))
+        call = f"{env.name}({', '.join(canonical(v) for v in (x, *settings))})"
+        self.runs.append((env, (env.pyname, (x, *settings), None, self.fuel), call, status,
+                          canonical(run.value) if status == "ok" else None))
+
+    def add_draw(self, env, key: tuple, level: int, pair) -> None:
+        """A pair that `env`'s generator drew in this process from `item_rng(*key)` at
+        `level` (racesl.library.Library.draw), to be drawn again under other hash seeds."""
+        if env.qualname not in self.envs or env.generate is None:
+            return
+        from racesl.library import AUX_FUEL
+        from racesl.runtime.contract import canonical
+        from racesl.sample.seeding import derive_seed
+
+        name = env.generate.split("__")[-1]
+        self.runs.append((env, (env.generate, (level,), derive_seed(*key), AUX_FUEL),
+                          f"the generator {name} of '{env.name}' at level {level}", "ok", canonical(tuple(pair))))
+
+    def draws(self, env, seed: int, samples: int, max_level: int = DEFAULT_MAX_LEVEL) -> None:
+        """Draw `env`'s pairs here as `probe_generator` does (the same seeds and levels) and
+        add each (`add_draw`): for a caller that kept no draws of its own (admit's gate)."""
+        from racesl.sample.default import NoSample
+        from racesl.sample.seeding import item_rng
+
+        if env.qualname not in self.envs or env.generate is None:
+            return
+        n = generator_draws(samples, max_level)
+        for i in range(n):
+            level = _level(i, n, max_level)
+            try:
+                pair = self.lib.draw(env, item_rng(seed, env.qualname, i), level)
+            except NoSample:
+                continue  # (the sample gate reports a draw that fails: E610)
+            self.add_draw(env, (seed, env.qualname, i), level, pair)
 
     def _talk(self, proc, payload: bytes, timeout: float):
         import subprocess
@@ -450,11 +506,11 @@ class SeedProbe:
 
         if not self.children:
             return []
-        calls = [(env.pyname, (x, *st)) for env, x, st, _, _ in self.runs]
-        payload = pickle.dumps((calls, self.fuel, self.wall), protocol=pickle.HIGHEST_PROTOCOL)
+        calls = [call for _, call, _, _, _ in self.runs]
+        payload = pickle.dumps((calls, self.wall), protocol=pickle.HIGHEST_PROTOCOL)
         self._sending.join()
         # a backstop: every call has its wall limit (grown with an environment's @fuel)
-        timeout = 60 + sum(self.lib.limits(name, self.fuel, self.wall)[1] for name, _ in calls)
+        timeout = 60 + sum(self.lib.limits(name, fuel, self.wall)[1] for name, _, _, fuel in calls)
         with ThreadPoolExecutor(len(self.children)) as pool:
             answers = list(pool.map(lambda p: self._talk(p, payload, timeout), self.children))
         self.children = []
@@ -470,7 +526,7 @@ class SeedProbe:
                     "rerun `racesc check`; if this persists, report it as a racesl bug"))
                 return diags
         reported: set[str] = set()
-        for k, (env, x, st, status, text) in enumerate(self.runs):
+        for k, (env, call_, call, status, text) in enumerate(self.runs):
             if env.qualname in reported:
                 continue
             shown = [("in this process", (status, text))] + [
@@ -480,15 +536,13 @@ class SeedProbe:
             if diff is None:
                 continue
             reported.add(env.qualname)
-            from racesl.runtime.contract import canonical
-
-            call = f"{env.name}({', '.join(canonical(v) for v in (x,) + st)})"
             (w1, r1), (w2, r2) = diff
+            drew = call_[2] is not None  # a generator's draw
             diags.append(Diagnostic(
-                "E601", f"{call} gave {_shown(r1)} {w1} and {_shown(r2)} {w2}", env.span, env.path,
-                Severity.ERROR,
+                "E601", f"{call} {'drew' if drew else 'gave'} {_shown(r1)} {w1} and {_shown(r2)} {w2}",
+                env.span, env.path, Severity.ERROR,
                 "the order of a set of strings changes from one Python process to the next: "
-                "sort first, sorted(set(s))"))
+                "sort first, sorted(set(s))" + (" (a compile draws different tasks under each)" if drew else "")))
         return diags
 
     def close(self) -> None:
@@ -510,10 +564,19 @@ def _shown(r: tuple) -> str:
 # twice from the same seed (E611 when they differ), checks both against the environment's
 # types, refinements included (E610 for any draw that fails or leaves them), and where the
 # environment has a body or a @verify checker, that they agree with the drawn answer (E612).
+# It draws at every level the compile may draw (0..max_level): a helper that is right at
+# levels 0-2 and wrong from 3 on is caught where a compile with `max_level = 6` would use it.
+# With a SeedProbe, each draw is drawn again under other hash seeds (E601).
 
 
-def probe_generator(lib, env, samples: int, seed: int, runner=None,
-                    on_run=None) -> tuple[Counter, list[Diagnostic], float]:
+def generator_draws(samples: int, max_level: int) -> int:
+    """How many pairs the probe draws: `samples`, and at least one per level."""
+    return max(samples, max_level + 1)
+
+
+def probe_generator(lib, env, samples: int, seed: int, runner=None, on_run=None,
+                    seeds: "SeedProbe | None" = None,
+                    max_level: int = DEFAULT_MAX_LEVEL) -> tuple[Counter, list[Diagnostic], float]:
     """`probe_env` for a generator environment (same results)."""
     from racesl.library import Run
     from racesl.runtime.contract import canonical
@@ -534,8 +597,9 @@ def probe_generator(lib, env, samples: int, seed: int, runner=None,
             reported.add(code)
             diags.append(Diagnostic(code, msg, env.span, env.path, Severity.ERROR, hint))
 
-    for i in range(samples):
-        level = _level(i, samples)
+    n = generator_draws(samples, max_level)
+    for i in range(n):
+        level = _level(i, n, max_level)
         try:
             rng = item_rng(seed, env.qualname, i)
             x, o = lib.draw(env, rng, level)
@@ -550,25 +614,31 @@ def probe_generator(lib, env, samples: int, seed: int, runner=None,
             diag("E611", f"generator {name} drew ({pair[0]}, {pair[1]}) once and ({canonical(again[0])}, "
                  f"{canonical(again[1])}) the next time from the same seed",
                  "draw only through rng (rng.choice, rng.randint, rng.shuffle), and sort before choosing from a set")
+        elif seeds is not None:
+            seeds.add_draw(env, (seed, env.qualname, i), level, (x, o))
         shown = f"{env.name}({', '.join((pair[0],) + tuple(canonical(v) for v in st))})"
+        at = f" at level {level}"
         if env.verify is not None:
             out = lib.program.call(env.verify, (x, o))
             if out.status != "ok" or out.value is not True:
-                diag("E612", f"the checker of '{env.name}' rejects the generator's answer {pair[1]} for {shown}",
-                     f"every drawn answer must be right: fix {name} or the @verify checker")
+                diag("E612", f"the checker of '{env.name}' rejects the generator's answer {pair[1]} for "
+                     f"{shown}{at}", f"every drawn answer must be right: fix {name} or the @verify checker")
         if has_body:
             r = runner(env, x, st)
             if env.verify is None and (not r.ok or canonical(r.value) != pair[1]):
                 got = canonical(r.value) if r.ok else "!" + r.status
-                diag("E612", f"{shown} gives {got}, but the generator {name} drew the answer {pair[1]}",
-                     "a body beside @generate must agree with the generator on every drawn pair: fix one "
-                     "of them, or leave the body out (the docstring alone)")
+                diag("E612", f"{shown} gives {got}, but the generator {name} drew the answer {pair[1]}{at}",
+                     "a body beside @generate must agree with the generator on every drawn pair, at every "
+                     "level a compile draws: fix one of them, or leave the body out (the docstring alone)")
         counts["ok"] += 1
         if on_run is not None:
             on_run(x, st, Run(o, "ok", 0))
     if failed:
-        diag("E610", f"generator {name} of '{env.name}' failed on {counts['no sample']} of {samples} draws "
+        diag("E610", f"generator {name} of '{env.name}' failed on {counts['no sample']} of {n} draws "
              f"(first: {failed[0]})",
              f"{name} must return (input, answer) with the input in {env.input} and the answer in "
              f"{env.output}, refinements included")
+    from racesl.catalogue.diagnose import example_diagnostics
+
+    diags += example_diagnostics(lib, [env], runner)  # its worked examples: the body's or the checker's verdict
     return counts, diags, time.perf_counter() - t0

@@ -44,7 +44,7 @@ from typing import Callable, Iterable
 import attrs
 
 from racesl.catalogue.examples import outputs_shown
-from racesl.operators.orders import accepting_orders
+from racesl.operators.orders import Link, accepting_orders, graph_link, pick_fitting, shape_link, type_fit
 from racesl.rewards import score
 from racesl.rewards.libraries import library_for
 from racesl.rewards.parse import expected_value
@@ -127,6 +127,50 @@ def reversed_order(rec: dict, fold: dict) -> str | None:
     return None if ident is None else ", ".join(reversed(ident.split(", ")))
 
 
+_LINKS: dict[str, Link] = {}  # library hash → its signature graph's edges (the solver's, where it runs)
+
+
+def _link(lib) -> Link:
+    """Which candidate may follow which by declared types: the library's signature graph,
+    built once per library (with the solver, which drops edges whose refinements cannot meet;
+    by shapes alone where the solver is not there)."""
+    hit = _LINKS.get(lib.hash)
+    if hit is None:
+        try:
+            from racesl.graph.signature import build_graph
+
+            hit = graph_link(build_graph(lib.envs.values())[0])
+        except ImportError:
+            hit = shape_link
+        _LINKS[lib.hash] = hit
+    return hit
+
+
+def type_order(rec: dict, fold: dict) -> str | None:
+    """Sort: an order of the candidates, select: a sequence of `size` of them, drawn uniformly
+    among those whose declared types chain — the start of the first one's input type, each
+    output of the next one's input type (an edge of the signature graph), the target of the
+    last one's output type. It runs nothing: the signatures are public, the start and the
+    target are in the prompt (racesl.operators.orders.type_fit). Where none chains, the first
+    candidates as listed."""
+    if rec["operator"] not in LETTER_OPERATORS:
+        return None
+    lib = library_for(rec["library"])
+    if lib is None:
+        return None
+    envs = [lib.envs.get(c["env"]) for c in rec["extra"]["candidates"]]
+    if any(e is None for e in envs):
+        return None
+    try:
+        x0, target = expected_value(rec["input"]), expected_value(rec["extra"]["target"])
+    except (ValueError, SyntaxError, RecursionError):
+        return identity(rec, fold)
+    fit = type_fit(lib, x0, envs, target, _link(lib))
+    length = len(envs) if rec["operator"] == "sort" else rec["size"]
+    order = pick_fitting(fit, item_rng(0, "audit-type-order", rec["id"]), length)
+    return identity(rec, fold) if order is None else ", ".join(LETTERS[k] for k in order)
+
+
 def echo_input(rec: dict, fold: dict) -> str | list[str] | None:
     """The input itself (for every item of a list answer)."""
     op = rec["operator"]
@@ -169,6 +213,7 @@ STRATEGIES: dict[str, Callable[[dict, dict], str | list[str] | None]] = {
     "env_mode": env_mode,
     "identity": identity,
     "reversed": reversed_order,
+    "type_order": type_order,
     "echo_input": echo_input,
     "example_output": example_output,
     "always_true": _always("True"),

@@ -1,6 +1,8 @@
 """Worked examples as diagnostics: an example sentence the body disagrees with is an error
-(E604), one that cannot be read is a warning (W603), located at the sentence inside the
-docstring.
+(E604), one that cannot be read is a warning (W603; W604 for example-like prose, `For
+example, ...`), located at the sentence inside the docstring. A generator environment
+without a body has its examples judged by its `@verify` checker; one with neither cannot
+have them judged, and says so (W603).
 
 Tasks show descriptions in their prompts, examples included, so a wrong example teaches a
 wrong answer. `racesc check` reports these in its sampling phase (racesl.probe), and what
@@ -27,17 +29,31 @@ def example_diagnostics(lib, envs, runner=None) -> list[Diagnostic]:
     `lib.run`; the sandbox's under `--untrusted`). Descriptions without one give nothing."""
     out: list[Diagnostic] = []
     for env in envs:
-        if env.generate is not None and not env.node.body:
-            continue  # a generator environment's answer is drawn: no body to run the example through
         found = sentences(env.description)
+        judge = not (env.generate is not None and not env.node.body and env.verify is None)
         for s in found:
             span = _locate(lib, env, s.start, s.end)
+            if s.example is None and s.prose:
+                out.append(Diagnostic(
+                    "W604", f"cannot read the example of '{env.name}' that this sentence gives: {s.error}", span,
+                    env.path, Severity.WARNING,
+                    "write it as `Example: INPUT -> OUTPUT.` with value literals on both sides, so that it is "
+                    "checked against the body (task prompts show it), or reword the sentence"))
+                continue
             if s.example is None:
                 out.append(Diagnostic(
                     "W603", f"cannot read the worked example of '{env.name}': {s.error}", span, env.path,
                     Severity.WARNING,
                     "write `Example: INPUT -> OUTPUT.` with value literals on both sides (a literal brace "
                     "doubled: {{'a': 1}}), or reword the sentence so it does not begin with `Example:`"))
+                continue
+            if not judge:
+                out.append(Diagnostic(
+                    "W603", f"cannot check the worked example {_call(env, s.example)}: the generator environment "
+                    f"'{env.name}' has no body and no @verify checker to judge its output", span, env.path,
+                    Severity.WARNING,
+                    "add a @verify checker (it judges the example's output), or remove the sentence: a drawn "
+                    "answer is never computed, so nothing holds the example to it"))
                 continue
             r = run(lib, env, s.example, runner)
             if r.problem is not None:
@@ -70,6 +86,9 @@ def _hint(env: EnvSig, r: Checked) -> str:
                 "(task prompts show this sentence)")
     if r.got is not None:
         return f"give an output the verifier accepts, such as `{_sentence(r.example, r.got)}`"
+    if r.problem.startswith("the checker rejects"):
+        return ("give an output the @verify checker accepts for this input, or fix the checker "
+                "(task prompts show this sentence)")
     if r.problem.startswith("the example gives settings"):
         names = ", ".join(f"{s.name} = ..." for s in env.settings)
         return (f"name every setting: `Example, with {names}: INPUT -> OUTPUT.`" if names

@@ -16,6 +16,16 @@ Two readers, one reading and one run: `parse` is the sentence that ends a descri
 (the catalogue page and the prompts rework it); `sentences` is every example sentence,
 wherever it stands (what `racesc check` holds to the body: any of them reaches a prompt).
 `run` compares one with the body, for both.
+
+`sentences` reads every spelling a person or a model may use, so that a false example can
+never slip past the check by its form (docs/language.md, "Worked examples"): no space,
+several, a tab or a non-breaking space around the colon (or a full-width colon, or a dash);
+`Example` after any punctuation (`(Example: 5 -> 17.)`, `'Example: ...'`, `.--Example: ...`),
+spelt with full-width or Greek/Cyrillic look-alike letters, or plural; `->` with any
+spacing, or `→`. A sentence that begins `Example` without a separator counts where it
+begins a sentence. Prose that begins a sentence with `For example`, `For instance` or
+`E.g.` is read the same way (`For example, 'banana' gives 2.`: IN gives, becomes,
+returns, is ... OUT). What cannot be read is returned with its error, never skipped.
 """
 
 from __future__ import annotations
@@ -31,9 +41,29 @@ from racesl.syntax.braces import shown
 
 # one sentence on one line, ending it: a description's last line, or a line of a prompt
 _SENTENCE = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:\n]+))?: (?P<body>[^\n]+?)\.?[ \t]*$", re.M)
-# where an example sentence starts, wherever it stands
-_START = re.compile(r"(?:^|(?<=\s))Example(?:, with (?P<settings>[^:\n]+))?: ", re.M)
 _UNREAD = "it is not INPUT -> OUTPUT with value literals on both sides"
+_WS = r"[^\S\n]"  # spacing inside a paragraph: spaces, tabs, non-breaking spaces
+# the word Example, also in full-width or Greek/Cyrillic look-alike letters
+_WORD = "[EΕЕＥ][xхＸｘ][aаＡａ][mМＭｍ][pрＰｐ][lＬｌ][eеＥｅ]"
+# where an example sentence starts, wherever it stands: the word, its settings, a separator
+_START = re.compile(
+    rf"(?<!\w){_WORD}s?(?!\w)"
+    rf"(?:{_WS}*,{_WS}*with{_WS}+(?P<settings>[^:：\n]+?){_WS}*(?P<ssep>[:：])"
+    rf"|{_WS}*(?P<sep>[:：]|[-–—]+(?={_WS})|)){_WS}*")
+# example-like prose at the start of a sentence: "For example, 'banana' gives 2."
+_PROSE = re.compile(rf"(?<!\w)(?:[Ff]or{_WS}+(?:example|instance)|[Ee]\.{_WS}?g\.)(?!\w){_WS}*[,:：]?{_WS}*")
+_ARROW = re.compile(rf"{_WS}*(?:->|→){_WS}*")
+_SAYS = re.compile(rf"{_WS}*(?:->|→){_WS}*|{_WS}+(?:gives|becomes|returns|yields|produces|is|maps{_WS}+to|"
+                   rf"turns{_WS}+into|goes{_WS}+to){_WS}+")
+_OPENERS = "([{'\"‘“«-–—*_`"  # what may stand between a sentence's end and its first word
+_CLOSERS = ".)]}'\"’”»"  # what may follow the value that ends a sentence
+# bounds on the work of reading one description (a hostile one may be megabytes long):
+_LONGEST = 1000  # characters an example sentence may run to after its opening (the stdlib's: 129)
+_TRIES = 24  # full stops at which a sentence is tried as ending
+_ARROWS = 8  # arrows at which a sentence is tried as split
+_MOST = 100  # example sentences read in one description; past them, one that says so
+_STOP = re.compile(r"\.(?=\s|$)")  # a full stop that ends a sentence
+_PROSE_UNREAD = "it is not INPUT gives OUTPUT (or INPUT -> OUTPUT) with value literals on both sides"
 
 
 @attrs.frozen
@@ -55,6 +85,7 @@ class Sentence:
     end: int
     example: Example | None
     error: str | None = None
+    prose: bool = False  # `For example, ...`, not an `Example` sentence
 
 
 @attrs.frozen
@@ -79,75 +110,131 @@ def _settings(text: str) -> dict:
     return {k.arg: parse_literal(ast.unparse(k.value)) for k in call.keywords}
 
 
-def _split(body: str) -> tuple[object, object]:
+def _split(body: str, arrows: re.Pattern = _ARROW, unread: str = _UNREAD) -> tuple[object, object]:
     """INPUT -> OUTPUT, split at the one arrow where both sides are literals."""
     found = []
-    for m in re.finditer(r" -> ", body):
+    for k, m in enumerate(arrows.finditer(body)):
+        if k == _ARROWS:
+            raise ValueError(unread)
         try:
             found.append((parse_literal(body[:m.start()]), parse_literal(body[m.end():])))
         except ValueError:
             continue
     if len(found) != 1:
-        raise ValueError(_UNREAD)
+        raise ValueError(unread)
     return found[0]
 
 
-def _read(settings: str | None, body: str, text: str) -> Example:
+def _read(settings: str | None, body: str, text: str, prose: bool = False) -> Example:
     """One sentence's parts (braces undoubled) as an Example, or ValueError."""
     try:
         given = _settings(settings) if settings else {}
     except SyntaxError as e:
         raise ValueError(f"cannot read the example's settings: {e.msg}") from None
-    inp, out = _split(body)
+    inp, out = _split(body, _SAYS, _PROSE_UNREAD) if prose else _split(body)
     return Example(inp, given, out, text.strip())
 
 
 def parse(description: str) -> Example:
-    """The example sentence ending `description` (as written, braces doubled), or ValueError."""
-    text = _undouble(description.strip())
-    m = next((m for m in _SENTENCE.finditer(text) if m.end() == len(text)), None)
-    if m is None:
+    """The example sentence ending `description` (as written, braces doubled; in any spelling
+    `sentences` reads, its closing punctuation after it), or ValueError."""
+    text = description.strip()
+    found = [s for s in sentences(text) if not s.prose]
+    if not found:
         raise ValueError("the description does not end with `Example: INPUT -> OUTPUT.`")
-    try:
-        return _read(m["settings"], m["body"], m.group(0))
-    except ValueError as e:
-        if str(e) != _UNREAD:
-            raise
-        raise ValueError("end the description with `Example: INPUT -> OUTPUT.`, both sides value literals") from None
+    last = found[-1]
+    if last.example is not None and not text[last.end:].strip(_CLOSERS + " \t\n\u00a0"):
+        return last.example
+    if last.example is None and last.error != _UNREAD:
+        raise ValueError(last.error)
+    raise ValueError("end the description with `Example: INPUT -> OUTPUT.`, both sides value literals")
+
+
+def _begins(text: str, i: int) -> bool:
+    """Does a sentence begin at `text[i]` (after any opening quotes, brackets or dashes)?"""
+    j = i
+    while j > 0 and (text[j - 1].isspace() or text[j - 1] in _OPENERS):
+        j -= 1
+    return j == 0 or text[j - 1] in ".!?:;…。"
+
+
+def _bodies(body: str):
+    """`body`, then less and less of its end: the closing punctuation of a sentence
+    (`5 -> 17.)` → `5 -> 17.` → `5 -> 17`), tried until one reads."""
+    b = body.rstrip()
+    while b:
+        yield b
+        if b[-1] not in _CLOSERS:
+            return
+        b = b[:-1].rstrip()
+
+
+def _starts(description: str):
+    """(start, end of the opening, settings text, prose) of each place a sentence may hold
+    an example, in order: `Example` with a separator anywhere, without one where it begins a
+    sentence; `For example` where it begins one."""
+    found = []
+    for m in _START.finditer(description):
+        if m["ssep"] or m["sep"] or _begins(description, m.start()):
+            found.append((m.start(), m.end(), m["settings"], False))
+    for m in _PROSE.finditer(description):
+        if _begins(description, m.start()):
+            found.append((m.start(), m.end(), None, True))
+    return sorted(found)
 
 
 def sentences(description: str) -> list[Sentence]:
     """Every example sentence of `description` (as written, braces doubled). A sentence runs
-    from `Example` to the first `.` (before a space or the line's end) where its body reads
-    as INPUT -> OUTPUT, else to the line's end; one that never reads carries its error."""
+    from `Example` to the first `.` where its body reads as INPUT -> OUTPUT (the sentence's
+    closing punctuation set aside), else to its paragraph's end; one that never reads carries
+    its error and ends at its first `. `, and the text after its opening is read for more."""
     out: list[Sentence] = []
     pos = 0
-    for m in _START.finditer(description):
-        if m.start() < pos:  # (inside the sentence before: a string literal of its own)
+    for start, opened, settings, prose in _starts(description):
+        if start < pos:  # (inside the sentence before: a string literal of its own)
             continue
-        line_end = description.find("\n", m.end())
+        if len(out) == _MOST:
+            out.append(Sentence(start, len(description.rstrip()), None,
+                                f"more than {_MOST} example sentences in one description: the rest are not read",
+                                prose))
+            break
+        line_end = description.find("\n", opened)
         line_end = len(description) if line_end < 0 else line_end
-        ends = [i + 1 for i in range(m.end(), line_end) if description[i] == "."
-                and (i + 1 == line_end or description[i + 1].isspace())]
-        tail = description[:line_end].rstrip()
-        if not ends or ends[-1] != len(tail):
-            ends.append(len(tail))
+        reach = min(line_end, opened + _LONGEST)  # (a longer sentence is not read: bounded work)
+        ends = [i + 1 for i in range(opened, reach) if description[i] == "."
+                and (i + 1 == line_end or description[i + 1].isspace() or description[i + 1] in _CLOSERS)]
+        ends = ends[:_TRIES] + ([line_end] if line_end - opened <= _LONGEST else [])
+        given = _undouble(settings or "")
         found = None
         for end in ends:
-            body = description[m.end():end].rstrip().removesuffix(".").rstrip()
+            for body in _bodies(description[opened:end]):
+                stop = opened + len(body)
+                stop += description.startswith(".", stop)  # (its full stop is part of it)
+                try:
+                    ex = _read(given, _undouble(body), _undouble(description[start:stop]), prose)
+                except ValueError:
+                    continue
+                found = Sentence(start, stop, ex, prose=prose)
+                break
+            if found is not None:
+                break
+        if found is not None:
+            out.append(found)
+            pos = found.end
+            continue
+        # it ends at its first full stop, or its paragraph's end (or where reading stopped)
+        dot = _STOP.search(description, opened, reach)
+        stop = dot.end() if dot is not None else reach
+        long = dot is None and line_end - opened > _LONGEST
+        error = f"it runs on past {_LONGEST} characters" if long else _UNREAD
+        for body in _bodies("" if long else description[opened:stop]):
             try:
-                ex = _read(_undouble(m["settings"] or ""), _undouble(body), _undouble(description[m.start():end]))
-            except ValueError:
-                continue
-            found = Sentence(m.start(), end, ex)
-            break
-        if found is None:
-            try:
-                _read(_undouble(m["settings"] or ""), _undouble(tail[m.end():].removesuffix(".")), "")
+                _read(given, _undouble(body), "", prose)
             except ValueError as e:
-                found = Sentence(m.start(), len(tail), None, str(e))
-        out.append(found)
-        pos = found.end
+                error = str(e)
+            break
+        out.append(Sentence(start, max(stop, opened), None, error, prose))
+        pos = opened  # (an Example after an unreadable one is still read)
     return out
 
 
@@ -167,6 +254,12 @@ def run(lib, env: EnvSig, ex: Example, runner=None) -> Checked:
         why = lib.conforms(v, s.type)
         if why is not None:
             return Checked(env.qualname, ex, None, f"setting {s.name} = {canonical(v)} is not valid: {why}")
+    if env.generate is not None and not env.node.body and env.verify is not None:
+        # a generator environment without a body: its checker is the only judge of an answer
+        status, value, _ = lib.aux_call(env.verify, (ex.input, ex.output))
+        if not (status == "ok" and value is True):
+            return Checked(env.qualname, ex, None, "the checker rejects the example's output")
+        return Checked(env.qualname, ex, None, None)
     r = (runner or lib.run)(env, ex.input, settings)
     if not r.ok:
         return Checked(env.qualname, ex, None, f"the run on the example's input stopped: {r.status}")

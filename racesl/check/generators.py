@@ -18,6 +18,9 @@ Checked here (located errors with hints, codes in racesl.diagnostics.CODES):
 
 A body under `@generate` is allowed: it must then agree with the generator on every sampled
 pair (E612, racesl.probe_generators); the task's answer is the drawn value either way.
+`racesc check` samples pairs at every level a compile may draw (its races.toml's
+`max_level`) and under other hash seeds (E601), and `racesc compile` derives every drawn
+pair again before writing its task (racesl.operators.rederive).
 """
 
 from __future__ import annotations

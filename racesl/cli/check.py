@@ -20,6 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--untrusted", action="store_true",
                    help="run environments in worker processes with memory and CPU limits")
+    p.add_argument("--config", metavar="TOML",
+                   help="a races.toml whose [compile] max_level sets the levels sampled, as compile draws "
+                        "them (default: ./races.toml when present; else levels 0-2)")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary table")
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on stdout instead of the table (docs/compile.md)")
@@ -46,6 +49,19 @@ def summary_json(rows, samples: int, seed: int, errors: int, warnings: int, ran:
             "errors": errors, "warnings": warnings}
 
 
+def max_level(args) -> int:
+    """The highest level a compile of this project draws, read as `racesc compile` reads it
+    (--config, else ./races.toml when present): check samples every level up to it."""
+    from pathlib import Path
+
+    from racesl.search.config import CompileConfig, read_races_toml
+
+    path = Path(args.config) if getattr(args, "config", None) else Path("races.toml")
+    if not args.config and not path.exists():
+        return CompileConfig().max_level
+    return CompileConfig(**read_races_toml(path)[0]).max_level
+
+
 def execute(args) -> int:
     from rich.table import Table
 
@@ -56,6 +72,11 @@ def execute(args) -> int:
     from racesl.text import plural
 
     err = stderr_console()
+    try:
+        levels = max_level(args)
+    except (ValueError, OSError) as e:  # (ConfigError: one line naming the file and setting)
+        err.print(f"racesc: error: {e}", markup=False, highlight=False)
+        return 2
     checked = check_paths(args.paths, args.include)
     if not checked.modules and not checked.diagnostics:
         err.print("racesc: no .races files found")
@@ -97,7 +118,7 @@ def execute(args) -> int:
         with WATCHDOG.session():  # one timer for all runs, not one per call
             for env in lib.root_envs:
                 counts, diags, elapsed = probe_env(lib, env, args.samples, args.seed, runner, seeds,
-                                                   on_run=outputs.on_run(env))
+                                                   on_run=outputs.on_run(env), max_level=levels)
                 runtime_diags.extend(diags)
                 rows.append((env, counts, elapsed))
         runtime_diags.extend(seeds.finish())

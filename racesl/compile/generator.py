@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Callable
 
 from racesl.graph.signature import SignatureGraph, build_graph
+from racesl.operators import rederive
 from racesl.operators.build import Builder
 from racesl.records import Task
 from racesl.sample.seeding import item_rng
@@ -50,7 +51,7 @@ class Generator:
         # envs, exclude and [weights]: which environments, and how often (racesl.search.subsets)
         self.choice = choose(lib.envs, cfg, usable_names(lib.envs, cfg, self.pruned))
         exclude = set(self.pruned) | set(self.choice.left_out)
-        self.split = self._split(exclude)
+        self.split = self._split()
         ops = [(name, lo, hi) for name, lo, hi in cfg.operators]
         forbid: frozenset = frozenset()
         if self.split is not None:
@@ -67,15 +68,14 @@ class Generator:
         self.builder = Builder(self.search, cfg.templates)
         self.ops = ops
 
-    def _split(self, exclude: set[str]) -> Split | None:
-        """The held-out split over the environments this compile may use and the pairs among
-        them; the same for the train and the test compile of one SPEC and seed."""
+    def _split(self) -> Split | None:
+        """The held-out split of the whole library (Split.of_library), never of what this
+        compile narrowed it to: the same for every compile, stream and curriculum of one
+        library, SPEC and seed, whatever their envs, exclude, weights or pruning."""
         if self.cfg.holdout is None:
             return None
-        names = [q for q in sorted(self.lib.envs) if q not in exclude]
-        keep = set(names)
-        edges = [(a, b) for a in names for b, _ in self.graph.successors(a) if b in keep]
-        return Split.choose(HoldoutSpec.parse(self.cfg.holdout), self.cfg.part, self.cfg.seed, names, edges)
+        return Split.of_library(HoldoutSpec.parse(self.cfg.holdout), self.cfg.part, self.cfg.seed,
+                                self.lib.envs.values())
 
     @property
     def mean_size(self) -> float:
@@ -99,10 +99,17 @@ class Generator:
         stream, a curriculum's size): a test task that holds nothing held out, a train task
         that does (the search already avoids held-out environments and pairs)."""
         task = getattr(self.builder, name)(rng, size, quota, stats)
+        if task is not None and self._disagrees(task):  # every generator pair re-derived (racesl.operators.rederive)
+            stats[rederive.REASON] += 1
+            return None
         if task is not None and self.split is not None and not self.split.admits(task):
             stats["holdout"] += 1
             return None
         return task
+
+    def _disagrees(self, task: Task) -> bool:
+        f = self.cfg.filters  # (bodies run by the sandbox's runner with --untrusted)
+        return rederive.disagrees(self.lib, task, self.search.exec.runner, f.max_steps, f.wall) is not None
 
     def build_many(self, indices, quota: dict[str, float], block: int = 0) -> list:
         from racesl.runtime.watchdog import WATCHDOG

@@ -8,6 +8,7 @@ that reaches the target from x0 scores (the reward re-executes it).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
@@ -17,8 +18,9 @@ from racesl import templates
 from racesl.catalogue import examples
 from racesl.check.model import EnvSig
 from racesl.operators.individual import build_individual
-from racesl.operators.orders import accepting_orders
-from racesl.operators.outputs import Outputs
+from racesl.operators.oneshape import OneShape
+from racesl.operators.orders import accepting_orders, count_fitting, type_fit
+from racesl.operators.outputs import OWN, Outputs, after, looped
 from racesl.records import Task
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.sample.default import NoSample
@@ -62,6 +64,38 @@ def _shows(prompt: str, text: str) -> bool:
     return False
 
 
+def answer_items(task: Task) -> list[tuple[int, str, str, tuple[str, int]]]:
+    """(position, environment, output text, context) of each item a task's answer is made of,
+    where a learner could guess it from the environment alone (racesl.operators.outputs):
+    a sequential chain's first item (the reward is the right prefix: it bounds the rest), every
+    parallel item, the end of a branch's taken arm (after its other steps), a loop's last
+    state (its environment applied `size` times), an individual task's output. Sort and select
+    answer letters: their guesses are bounded where they are built (orders, types)."""
+    op, size = task.operator, task.size
+    if op == "sequential":
+        return [(0, task.chain[0], task.trace[0], OWN)]
+    if op == "parallel":
+        return [(k, q, t, OWN) for k, (q, t) in enumerate(zip(task.chain, task.trace))]
+    if op == "branch":
+        end = size if task.extra["value"] else 2 * size  # chain: the condition, then arm, then arm
+        return [(0, task.chain[end], task.trace[end], after(size - 1) if size > 1 else OWN)]
+    if op == "loop":
+        return [(0, task.chain[0], task.trace[-1], looped(size))]
+    if op == "individual":
+        return [(0, task.chain[0], task.trace[0], OWN)]
+    return []
+
+
+def _gated(build: Callable) -> Callable:
+    """An operator whose every task passes `Builder._gate`."""
+    @functools.wraps(build)
+    def operator(self, rng, size, quota, stats) -> Task | None:
+        self._kept = set()
+        task = build(self, rng, size, quota, stats)
+        return None if task is None else self._gate(task, rng, stats)
+    return operator
+
+
 class Builder:
     def __init__(self, search: Search, tmpl: dict[str, str] | None = None):
         self.search = search
@@ -69,14 +103,32 @@ class Builder:
         self.tmpl = dict(templates.DEFAULTS, **(tmpl or {}))
         self._loop_envs: list[str] | None = None
         self._examples: dict[str, Any] = {}
+        self._kept: set = set()  # this task's items that passed the keep rule (Builder._guessable)
         self.outputs = Outputs(search)  # answers that the environment alone would give away
+        self.one_shape = OneShape(search)  # sort's and select's chains (no generator: it could only come first)
 
-    def _guessable(self, step: Step, rng, stats, deep: bool = False) -> bool:
-        """True (counted) when `step`'s output may not be an answer: racesl.operators.outputs."""
-        if self.outputs.keep(self.envs[step.env], step.text, rng, deep):
+    def _guessable(self, at: int, step: Step, rng, stats, ctx: tuple[str, int] = OWN) -> bool:
+        """True (counted) when `step`'s output may not be item `at` of an answer made in context
+        `ctx` (racesl.operators.outputs). An operator may ask early (a parallel item, before
+        drawing the next; a loop, before restarting); the gate then reuses the coin, so no
+        answer is thinned twice."""
+        key = (at, step.env, step.text, ctx)
+        if key in self._kept:
+            return False
+        if self.outputs.keep(self.envs[step.env], step.text, rng, ctx):
+            self._kept.add(key)
             return False
         stats["guessable"] += 1
         return True
+
+    def _gate(self, task: Task, rng, stats) -> Task | None:
+        """The one place every operator's task passes before it is returned: each item its
+        answer is made of (`answer_items`) must pass the keep rule for its context, and the
+        prompt must not show a generator's drawn answer (`_hiding`). None (counted) otherwise."""
+        for at, q, text, ctx in answer_items(task):
+            if self._guessable(at, Step(q, (), None, text, 0), rng, stats, ctx):
+                return None
+        return self._hiding(task, stats)
 
     def _hiding(self, task: Task, stats) -> Task | None:
         """`task`, or None (counted) when its prompt shows an answer a generator environment drew
@@ -146,18 +198,20 @@ class Builder:
 
     # ------------------------------------------------------------ paper operators
 
+    @_gated
     def sequential(self, rng, size, quota, stats) -> Task | None:
         chain = self.search.chain(rng, size, quota, stats)
-        if chain is None or self._guessable(chain.steps[0], rng, stats):
-            return None  # (the first item bounds what a guess of the others collects)
+        if chain is None:
+            return None
         names, sets, trace = self._seq_fields(chain)
         steps = "\n".join(self._step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(chain.steps, 1))
         prompt = self.tmpl["sequential"].format(x0=chain.x0_text, steps=steps, count=size)
         answer = "[" + ", ".join(trace) + "]"
         extra = {"verify": True} if self.envs[names[-1]].terminal else {}
-        return self._hiding(Task("sequential", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
-                                 chain.level, extra), stats)
+        return Task("sequential", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
+                    chain.level, extra)
 
+    @_gated
     def parallel(self, rng, size, quota, stats) -> Task | None:
         items: list[tuple[EnvSig, Any, Step]] = []
         seen: set = set()
@@ -176,8 +230,8 @@ class Builder:
             if self.search.cfg.filters.repeated_state and step.text == x_text:
                 stats["repeated_state"] += 1  # the answer would be a copy of the input
                 continue
-            if self._guessable(step, rng, stats):
-                continue
+            if self._guessable(len(items), step, rng, stats):
+                continue  # (early: another item may take its place)
             key = (q, x_text, step.text)
             if key in seen:
                 stats["sibling_duplicate"] += 1
@@ -191,33 +245,41 @@ class Builder:
             for k, (env, x, step) in enumerate(items, 1))
         trace = tuple(step.text for _, _, step in items)
         prompt = self.tmpl["parallel"].format(problems=problems, count=size)
-        return self._hiding(Task("parallel", size, tuple(e.qualname for e, _, _ in items),
-                                 tuple(settings_dict(e, s.settings) for e, _, s in items),
-                                 canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
-                                 sum(s.steps for _, _, s in items), 0,
-                                 {"inputs": [canonical(x) for _, x, _ in items],
-                                  **({"verify": True} if any(e.terminal for e, _, _ in items) else {})}), stats)
+        return Task("parallel", size, tuple(e.qualname for e, _, _ in items),
+                    tuple(settings_dict(e, s.settings) for e, _, s in items),
+                    canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
+                    sum(s.steps for _, _, s in items), 0,
+                    {"inputs": [canonical(x) for _, x, _ in items],
+                     **({"verify": True} if any(e.terminal for e, _, _ in items) else {})})
 
     def _candidates_text(self, cands: list[tuple[EnvSig, tuple]]) -> str:
         return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {self.describe(e, st)}"
                          for k, (e, st) in enumerate(cands))
 
+    @_gated
     def sort(self, rng, size, quota, stats) -> Task | None:
         """The chain's steps under letters drawn uniformly at random, after every decision to
         keep the task (those see the steps in the chain's order, never their letters): each
         listing is as likely as any other whatever the library, so a fixed answer (the
         identity order, its reverse) is accepted, in expectation, exactly as often as a
-        uniform guess. The prompt's example uses other letters."""
+        uniform guess. The prompt's example uses other letters.
+
+        The chain is one of environments of one shape (racesl.operators.oneshape), and is
+        kept only when the declared types allow every order of its steps (`type_order`):
+        otherwise guessing among the orders the types allow beats a uniform guess."""
         if size > len(LETTERS):
             return None
-        chain = self.search.chain(rng, size, quota, stats)
+        chain = self.one_shape.chain(rng, size, quota, stats)
         if chain is None:
             return None
         names, sets, trace = self._seq_fields(chain)
         target = chain.steps[-1].text
         steps = [(self.envs[s.env], s.settings) for s in chain.steps]
-        drawn = chain.steps[0].output if steps[0][0].source else None  # (a generator's answer)
-        hits, tried = accepting_orders(self.search.lib, chain.x0, steps, target, rng, drawn)
+        lib = self.search.lib
+        if not type_fit(lib, chain.x0, [e for e, _ in steps], chain.steps[-1].output, self.one_shape.link).all_fit():
+            stats["type_order"] += 1  # a refinement, the start or the target rules an order out
+            return None
+        hits, tried = accepting_orders(lib, chain.x0, steps, target, rng)
         if hits > max(1, self.search.cfg.filters.sort_orders * tried):
             stats["sort_orders"] += 1  # the steps (mostly) commute: the order hardly matters
             return None
@@ -231,9 +293,10 @@ class Builder:
                                           example=example_labels(size))
         extra = {"target": target,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st in cands]}
-        return self._hiding(Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
-                                 chain.level, extra), stats)
+        return Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
+                    chain.level, extra)
 
+    @_gated
     def select(self, rng, size, quota, stats) -> Task | None:
         """The path plus a number of distractors drawn from the configured range, all under
         letters shuffled uniformly."""
@@ -245,7 +308,7 @@ class Builder:
             return None
         # alternatives are met at positions 1..size-1: ask each for its share, and one more
         per_position = min(want, -(-want // max(1, size - 1)) + 1)
-        chain = self.search.chain(rng, size, quota, stats, want_alternatives=per_position)
+        chain = self.one_shape.chain(rng, size, quota, stats, want_alternatives=per_position)
         if chain is None:
             return None
         names, sets, trace = self._seq_fields(chain)
@@ -265,6 +328,9 @@ class Builder:
             return None
         pool = [(self.envs[s.env], s.settings, k) for k, s in enumerate(chain.steps)] + \
                [(self.envs[s.env], s.settings, None) for s in distractors]
+        if self._typed_selections([e for e, _, _ in pool], chain, size) < MIN_SELECTIONS:
+            stats["type_order"] += 1  # the declared types leave a guess too few sequences
+            return None
         rng.shuffle(pool)
         label_of = {k: LETTERS[i] for i, (_, _, k) in enumerate(pool) if k is not None}
         answer = ", ".join(label_of[k] for k in range(size))
@@ -273,8 +339,17 @@ class Builder:
                                             count=len(pool), example=example_labels(len(pool)))
         extra = {"target": chain.steps[-1].text,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st, _ in pool]}
-        return self._hiding(Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
-                                 chain.level, extra), stats)
+        return Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
+                    chain.level, extra)
+
+    def _typed_selections(self, envs: list[EnvSig], chain: Chain, size: int) -> int:
+        """How many sequences of `size` distinct candidates the declared types allow from the
+        start to the target (racesl.operators.orders): what a guess that reads them faces."""
+        fit = type_fit(self.search.lib, chain.x0, envs, chain.steps[-1].output, self.one_shape.link)
+        count = count_fitting(fit, size)
+        if count is None:  # too many candidates to count: all, or (to be safe) none
+            return math.perm(len(envs), size) if fit.all_fit() else 0
+        return count
 
     def _skips_source(self, chain: Chain, distractors: list[Step]) -> bool:
         """Could a select answer skip the generator that starts `chain` (racesl.check.generators)?
@@ -307,11 +382,11 @@ class Builder:
         """Up to `need` more distractors: environments that could have taken the first step,
         run on x0 (their input type checked), with outputs that are no state of the path."""
         first = self.envs[chain.steps[0].env]
-        pool = self.search.starts_taking(first.input)
+        pool = [q for q in self.search.starts_taking(first.input) if q in self.one_shape.same]  # (its shape)
         states = {chain.x0_text} | {s.text for s in chain.steps}
         found: list[Step] = []
         tries = need + len(used) + self.search.cfg.expansions
-        for q in self.search.iter_draw(rng, ("first", T.erase(first.input)), pool, tries):
+        for q in self.search.iter_draw(rng, ("first-one-shape", T.erase(first.input)), pool, tries):
             if q in used:
                 continue
             env = self.envs[q]
@@ -332,6 +407,7 @@ class Builder:
 
     # ------------------------------------------------------------ beyond the paper
 
+    @_gated
     def branch(self, rng, size, quota, stats) -> Task | None:
         """A Bool environment decides which of two chains (each of `size` steps) runs on x0."""
         conds = self.search.conditions
@@ -371,8 +447,6 @@ class Builder:
             stats["sibling_duplicate"] += 1
             return None
         taken = then_arm if r.value else else_arm
-        if self._guessable(taken.steps[-1], rng, stats, deep=size > 1):
-            return None
         x_text = canonical(x0)
         lines = lambda ch: "\n".join(self._step_line(k, self.envs[s.env], s.settings)  # noqa: E731
                                       for k, s in enumerate(ch.steps, 1))
@@ -395,6 +469,7 @@ class Builder:
                                and "idempotent" not in self.envs[q].laws and "involution" not in self.envs[q].laws]
         return self._loop_envs
 
+    @_gated
     def loop(self, rng, size, quota, stats) -> Task | None:
         """One environment (output type = input type) applied `size` times with fixed settings."""
         loops = self._loops()
@@ -422,7 +497,7 @@ class Builder:
                 states.add(step.text)
                 trace.append(step)
                 cur = step.output
-            if len(trace) == size and not self._guessable(trace[-1], rng, stats, deep=size > 1):
+            if len(trace) == size and not self._guessable(0, trace[-1], rng, stats, looped(size)):
                 prompt = self.tmpl["loop"].format(x0=x_text, times=size, input_name=env.input_name,
                                                   description=self.describe(env, st))
                 return Task("loop", size, (env.qualname,), (settings_dict(env, st),), x_text,
@@ -432,6 +507,7 @@ class Builder:
         return None
 
 
+    @_gated
     def individual(self, rng, size, quota, stats) -> Task | None:
         """One environment a task (the paper's RL_individual baseline): racesl.operators.individual."""
         return build_individual(self, rng, quota, stats)

@@ -35,8 +35,8 @@ def build_individual(builder, rng, quota, stats) -> Task | None:
         if repeated and step.text == x_text:
             stats["repeated_state"] += 1  # the answer would be a copy of the input
             continue
-        if builder._guessable(step, rng, stats):
-            continue
+        if builder._guessable(0, step, rng, stats):
+            continue  # (early: the gate reuses the coin; another draw may pass)
         description = builder.describe(env, settings)
         if step.text in outputs_shown(description):
             stats["guessable"] += 1  # the description's example shows the answer
@@ -45,6 +45,6 @@ def build_individual(builder, rng, quota, stats) -> Task | None:
         shown = {s.name: canonical(v) for s, v in zip(env.settings, settings)}
         task = Task("individual", 1, (q,), (shown,), x_text, (step.text,), prompt, step.text, step.steps, level,
                     {"verify": True} if env.terminal else {})
-        return builder._hiding(task, stats)  # (a generator's drawn answer that the prompt shows: dropped)
+        return task  # (the builder's gate then drops one whose prompt shows a generator's drawn answer)
     stats["restart"] += 1
     return None

@@ -2,18 +2,26 @@
 
 An item whose environment gives one output most of the time is answered by that output
 without solving it: `racesc audit`'s env_mode strategy collects exactly that. So the
-builder asks `Outputs.keep` before an environment's output becomes an answer (a parallel
-item, a sequential chain's first item, a loop's or a branch's answer).
+builder asks `Outputs.keep` before an environment's output becomes an answer: every task,
+whatever its operator, passes one gate (racesl.operators.build, `Builder._gate`) that asks it
+of each item the answer is made of (a parallel item, a sequential chain's first item, a
+loop's, a branch's or an individual task's answer).
 
-Each environment's outputs are profiled once (PROFILE runs through the search's own
-filters, seeded by the environment's name: every process, worker or Ray actor gets the
-same profile), on the inputs it meets where it answers: its own sampler's for a parallel
-item or a chain's first step; for the end of a branch's arm or a loop (`deep`), a third
-from its sampler, a third from a predecessor's output and a third from a two-step chain's
-(inputs at the end of chains converge: a sampler-only profile missed those).
+Each environment's outputs are profiled once per context (PROFILE runs through the search's
+own filters, seeded by the environment's name and the context: every process, worker or Ray
+actor gets the same profile), on the inputs it meets where it answers: OWN, its own
+sampler's (a parallel item, a chain's first step, an individual task); `after(d)`, at the
+end of a path of d predecessors drawn from the signature graph, whose start is sampled by the
+first one's sampler or, half the time, by a branch condition's that takes it (the end of a
+branch's arm of d + 1 steps); `looped(k)`, its own output fed back k times with fixed
+settings (a loop of k steps, exactly as the loop builder runs it). A deep answer must pass
+every profile up to its own (OWN, after(1), ..., after(d)): values converge along chains (an
+integer after two steps is mostly small, and `to_binary` of it mostly '10'), and one profile
+mixing depths undercounted exactly the outputs the deepest inputs favour (the 30,000-task
+stdlib compile's branch-3 answers gave the per-environment mode 0.083 against a bar of 0.05).
 
 An output v of estimated share p(v) (add-one counts) is then kept with probability
-min(1, c / p(v)), with c the largest cut at which the kept outputs' most common one has at
+min(1, c / p(v)) (the least over the profiles it must pass), with c the largest cut at which the kept outputs' most common one has at
 most `share` of them (the `item_share` filter): common outputs are thinned, rare ones
 untouched. An environment too narrow for that (fewer than about 1 / share distinct
 outputs) never makes such an answer. The coin comes from the task's own random stream,
@@ -32,9 +40,35 @@ from racesl.check.model import EnvSig
 from racesl.runtime.contract import canonical
 from racesl.sample.default import NoSample
 from racesl.sample.seeding import item_rng
+from racesl.types import types as T
+
+OWN = ("own", 0)
+MAX_DEPTH = 3  # predecessors profiled at most (deeper arms pass the profiles up to this depth)
+
+
+def after(d: int) -> tuple[str, int]:
+    """The context of an answer at the end of a path of d predecessors (d >= 1)."""
+    return ("after", min(d, MAX_DEPTH))
+
+
+def looped(k: int) -> tuple[str, int]:
+    """The context of a loop's answer: the environment applied k times, its output fed back."""
+    return ("loop", k)
+
+
+def contexts(ctx: tuple[str, int]) -> list[tuple[str, int]]:
+    """The profiles an answer in `ctx` must pass."""
+    kind, d = ctx
+    if kind == "after":
+        return [OWN] + [after(j) for j in range(1, d + 1)]
+    if kind == "loop":
+        return [OWN, ctx]
+    return [OWN]
+
 
 PROFILE = 192  # sampled runs per environment (fewer: thinning by a noisy share lifts the outputs it undercounts)
-PROFILES = 4096  # profiles this process remembers across compiles (a profile is a function of its key)
+PROFILES = 8192  # profiles this process remembers across compiles (a profile is a function of its key;
+# an environment has up to nine: own, after 1 to 3 predecessors, looped 2 to 6 times)
 _NARROW = object()
 _PROFILES: dict[tuple, tuple] = {}
 
@@ -71,25 +105,29 @@ class Outputs:
         self._names = set(search.names)
         self._key = (getattr(lib, "hash", id(lib)), search.cfg.filters, search.cfg.max_level)
 
-    def _profile(self, env: EnvSig, deep: bool) -> tuple:
-        """(cut, output shares) of `env`, or (_NARROW, ...)."""
-        key = self._key + (env.qualname, deep)
+    def _profile(self, env: EnvSig, ctx: tuple[str, int]) -> tuple:
+        """(cut, output shares) of `env` in context `ctx`, or (_NARROW, ...)."""
+        key = self._key + (env.qualname, ctx)
         hit = _PROFILES.get(key)
         if hit is not None:
             return hit
         search = self.search
-        rng = item_rng(0, "outputs", env.qualname, int(deep))
+        rng = item_rng(0, "outputs", env.qualname, *ctx)
         counts: Counter = Counter()
         stats: Counter = Counter()  # not the task's: a profile is no part of any task
+        kind, depth = ctx
         for k in range(PROFILE):
             lvl = k % (search.cfg.max_level + 1)
-            path = [env]
-            for _ in range(k % 3 if deep else 0):
-                before = self._before(path[0].qualname)
-                if not before:
-                    break
-                path.insert(0, search.envs[rng.choice(before)])
-            text = self._run(path, rng, lvl, stats)
+            if kind == "loop":
+                text = self._loop(env, depth, rng, lvl, stats)
+            else:
+                path = [env]
+                for _ in range(depth if kind == "after" else 0):
+                    before = self._before(path[0].qualname)
+                    if not before:
+                        break
+                    path.insert(0, search.envs[rng.choice(before)])
+                text = self._run(path, rng, lvl, stats, condition=kind == "after" and rng.random() < 0.5)
             if text is not None:
                 counts[text] += 1
         # add-one counts: an output seen once is not taken for rarer than it may be
@@ -102,16 +140,48 @@ class Outputs:
         hit = _PROFILES[key] = (_NARROW if cut is None else cut, shares)
         return hit
 
+    def _loop(self, env: EnvSig, times: int, rng, lvl: int, stats: Counter) -> str | None:
+        """`env` applied `times` times from a sample of its input, its settings fixed (the loop
+        builder's run); None where a step fails or a state repeats (the builder drops those)."""
+        search = self.search
+        try:
+            x = search.lib.sample_input(env, rng, lvl)
+            st = search.settings(env, rng, lvl)
+        except NoSample:
+            return None
+        seen = {canonical(x)}
+        step = None
+        for k in range(times):
+            step = search.exec.run(env, x, st, k > 0, stats, canonical(x))
+            if step is None or step.text in seen:
+                return None
+            seen.add(step.text)
+            x = step.output
+        return step.text
+
     def _before(self, q: str) -> list[str]:
         """The environments a chain may take just before `q`."""
         names = self._names
         return [p for p, _ in self.search.graph.predecessors(q) if p in names and not self.search.envs[p].terminal]
 
-    def _run(self, path: list[EnvSig], rng, lvl: int, stats: Counter) -> str | None:
-        """The last output text of `path` run from a sample of its first input, or None."""
+    def _run(self, path: list[EnvSig], rng, lvl: int, stats: Counter, condition: bool = False) -> str | None:
+        """The last output text of `path` run from a sample of its first input (`condition`:
+        from a branch condition's sampler, where one takes that input), or None."""
         search = self.search
         step = None
-        if path[0].source:  # a generator environment: its step is drawn, not run
+        guard = False
+        if condition and not path[0].source and len(path) > 1:
+            shape = T.erase(path[0].input)
+            conds = [q for q in search.conditions if T.erase(search.envs[q].input) == shape]
+            if conds:
+                try:
+                    x = search.lib.sample_input(search.envs[rng.choice(conds)], rng, lvl)
+                except NoSample:
+                    return None
+                guard = True
+        if guard:
+            pass
+        elif path[0].source:  # a generator environment: its step is drawn, not run
             got = search.source_step(path[0], rng, lvl, stats)
             if got is None:
                 return None
@@ -129,21 +199,24 @@ class Outputs:
                 st = search.settings(env, rng, lvl)
             except NoSample:
                 return None
-            step = search.exec.run(env, x, st, step is not None, stats, canonical(x))  # (guarded after a step)
+            step = search.exec.run(env, x, st, guard or step is not None, stats, canonical(x))  # (guarded after a step)
             if step is None:
                 return None
             x = step.output
         return step.text
 
-    def keep(self, env: EnvSig, out_text: str, rng, deep: bool = False) -> bool:
-        """Whether `out_text`, made by `env`, may be an answer this time (`deep`: at the end
-        of a chain of several steps)."""
+    def keep(self, env: EnvSig, out_text: str, rng, ctx: tuple[str, int] = OWN) -> bool:
+        """Whether `out_text`, made by `env`, may be an answer this time, in context `ctx`
+        (OWN, after(d), looped(k)): one coin, against the least keep chance of the profiles
+        the context must pass."""
         if self.share >= 1:
             return True
-        cut, shares = self._profile(env, deep)
-        if cut is _NARROW:
-            return False
-        p = shares.get(out_text, 0.0)
-        if p <= cut:
-            return True
-        return rng.random() < cut / p
+        chance = 1.0
+        for c in contexts(ctx):
+            cut, shares = self._profile(env, c)
+            if cut is _NARROW:
+                return False
+            p = shares.get(out_text, 0.0)
+            if p > cut:
+                chance = min(chance, cut / p)
+        return chance >= 1.0 or rng.random() < chance

@@ -219,6 +219,38 @@ def usable_names(envs: dict, cfg: CompileConfig, pruned) -> list[str]:
             and (branch or not cfg.filters.bool_values or not _is_bool(envs[q].output))]
 
 
+_CHAINS = ("sequential", "sort", "select")  # the operators whose chains a source may start
+
+
+def source_boost(cfg: CompileConfig, names: int, starts: int) -> float:
+    """How much more often the start draw takes a generator environment than its quota alone
+    says. Any other environment is used wherever a chain, a parallel item, a branch or a
+    loop may hold it, about U / names times a task (U: the environments a task uses, by
+    the configured operators and sizes); a source is used only as a parallel or individual
+    item and as the start of a chain. The boost gives the start draw the rest:
+
+        boost * chains / starts + (parallel * s_parallel + individual) / names = U / names
+
+    (each operator drawn alike; `chains`, `parallel`, `individual`: their shares of tasks).
+    A pure function of the configuration and the library: the same for every worker."""
+    sizes = {}
+    for op, lo, hi in cfg.operators:
+        if op not in ("parallel", "individual"):
+            lo = max(lo, cfg.filters.min_path)
+        if lo <= hi:
+            sizes[op] = (lo + hi) / 2
+    if not sizes or names <= 0 or starts <= 0:
+        return 1.0
+    uses = {"branch": lambda s: 1 + 2 * s, "loop": lambda s: 1, "individual": lambda s: 1}
+    share = 1 / len(sizes)
+    total = sum(uses.get(op, lambda s: s)(s) for op, s in sizes.items()) * share
+    own = (sizes.get("parallel", 0.0) + sizes.get("individual", 0.0)) * share
+    chains = sum(share for op in sizes if op in _CHAINS)
+    if not chains:
+        return 1.0
+    return max(1.0, (total - own) * starts / (chains * names))
+
+
 class Search:
     def __init__(self, lib, graph: SignatureGraph, cfg: CompileConfig, exclude: set[str] = frozenset(),
                  sandbox=None, weights: dict[str, float] | None = None, forbid: frozenset = frozenset()):
@@ -236,6 +268,9 @@ class Search:
             exclude = set(exclude) | set(self.conditions)  # their every output would be dropped
         self.names = sorted(q for q in self.envs if q not in exclude)
         self.starts = [q for q in self.names if not self.envs[q].terminal and graph.successors(q)]
+        # a generator environment (a source) can only start a chain: its start draws are
+        # weighed up so that it is used about as often as any other environment
+        self.source_boost = source_boost(cfg, len(self.names), len(self.starts))
         self._by_input: dict[T.Type, list[str]] = {}
         # successors of each env, (names, kinds), with and without terminal environments
         self._next: dict = {}
@@ -288,8 +323,11 @@ class Search:
 
     def _cumulative(self, key, names) -> tuple[list[str], list[float], float] | None:
         pop, cum, total = [], [], 0.0
+        boost = self.source_boost if key == "starts" else 1.0
         for q in names:
             w = self._quota.get(q, 1.0)
+            if boost != 1.0 and self.envs[q].source:
+                w *= boost
             if w > 0:
                 total += w
                 pop.append(q)

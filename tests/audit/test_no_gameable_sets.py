@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from racesl.audit import audit_records
+from racesl.audit.shortcuts import MIN_TASKS
 from racesl.compile import compile_tasks
 from racesl.library import load
 from racesl.records import to_record
@@ -60,6 +61,35 @@ def test_no_strategy_beats_chance(which, seed):
     assert report.missing_library == 0
     assert report.ok, report.verdict()
     for c in report.cells:
+        if c.n < MIN_TASKS:  # shown, never judged (two tasks that share an answer prove nothing)
+            continue
+        for name, r in c.results.items():
+            assert r.mean <= c.chance + max(report.z * r.se, report.margin), (c.operator, c.size, name)
+
+
+def test_type_order_is_judged_in_every_letter_cell():
+    """Issue 45: the strategy that guesses among the orders the declared types allow is scored
+    in every sort and select cell of both libraries (and stays at chance: above)."""
+    for lib in (stdlib(), narrow()):
+        report = audit_records(_records(lib, 0))
+        letters = [c for c in report.cells if c.operator in ("sort", "select")]
+        assert letters and all("type_order" in c.results for c in letters)
+
+
+@pytest.mark.slow
+def test_a_2000_task_stdlib_compile_leaves_every_strategy_at_chance():
+    """Issue 45: every strategy (type_order included) in every operator × size cell of a
+    default 2,000-task stdlib compile, by the audit's own bar."""
+    lib = stdlib()
+    tasks, _ = compile_tasks(lib, CompileConfig(n=2000, seed=3))
+    records = [to_record(t, k, 3, lib.hash) for k, t in enumerate(tasks)]
+    assert len(records) == 2000
+    report = audit_records(records)
+    assert report.ok, report.verdict()
+    assert {c.operator for c in report.cells} >= {"sequential", "parallel", "sort", "select", "branch", "loop"}
+    for c in report.cells:
+        if c.operator in ("sort", "select"):
+            assert "type_order" in c.results
         for name, r in c.results.items():
             assert r.mean <= c.chance + max(report.z * r.se, report.margin), (c.operator, c.size, name)
 

@@ -83,14 +83,14 @@ def test_item_share_is_a_checked_filter():
 
 
 def test_sort_listings_are_uniform_for_any_library():
-    """Ill-typed reverse orders make one order of most narrow sort tasks the only one that
-    runs: the listing still spreads uniformly, so the identity order and its reverse are each
-    accepted about as often as chance says (here, within 4 standard errors)."""
-    recs, _ = _compiled("sort=2-3", 300, 2, 0.03)
+    """On a narrow library (sort draws its environments of one shape: racesl.operators.oneshape)
+    the listing spreads uniformly, so the identity order and its reverse are each accepted
+    about as often as chance says (here, within 4 standard errors)."""
+    recs, _ = _compiled("sort=2-3", 400, 2, 0.03)
     lib = narrow()
     for n in (2, 3):
         cell = [r for r in recs if r["size"] == n]
-        assert len(cell) >= 80, n
+        assert len(cell) >= 60, n
         for fixed in (letters(n), letters(n)[::-1]):
             hits = sum(oracle_reaches(lib, r, fixed) for r in cell)
             shares = [sum(oracle_reaches(lib, r, list(p)) for p in itertools.permutations(letters(n)))
@@ -101,7 +101,7 @@ def test_sort_listings_are_uniform_for_any_library():
 
 
 def test_sort_answers_are_right_and_the_listing_is_drawn_last():
-    recs, _ = _compiled("sort=2-3", 300, 2, 0.03)
+    recs, _ = _compiled("sort=2-3", 400, 2, 0.03)
     for r in recs[:40]:
         assert score(r, f"<answer>{r['answer']}</answer>") == 1.0
         assert oracle_reaches(narrow(), r, r["answer"].split(", "))
