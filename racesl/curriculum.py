@@ -165,6 +165,22 @@ class Curriculum:
         self.history: list[Move] = []  # the moves so far
         self.decisions: list[Move] = []  # the last update's decisions, stays included
 
+    def fit(self, operators: Iterable[tuple[str, int, int]]) -> None:
+        """Rebuild the ladders for the sizes a task source can make (`operators`: its
+        (name, lo, hi), e.g. a held-out split's train part, which stops below `size>=K`,
+        racesl.search.holdout.Split.sizes): a ladder never reaches a size no task is made
+        at, and an operator the source cannot make is dropped. An operator whose ladder is
+        unchanged keeps its state; a changed one starts afresh. Call it before training."""
+        fitted: dict[str, _OpState] = {}
+        for name, lo, hi in operators:
+            rungs = ladder(lo, hi, self.max_level, self.config.levels, self.config.order)
+            old = self.ops.get(name)
+            fitted[name] = old if old is not None and old.rungs == rungs else \
+                _OpState(rungs, min(self.config.start, len(rungs) - 1))
+        if not fitted:
+            raise CurriculumError("a curriculum needs at least one operator")
+        self.ops = fitted
+
     # ------------------------------------------------------------ reading
 
     def rung(self, op: str) -> Rung:

@@ -18,19 +18,46 @@ before asking. Outputs that are folders: `folder(path)` (eval's `-o DIR`: absent
 folder) and `dataset_folder(path)` (compile `--format hf`: absent, or a dataset folder that
 racesl saved, which is replaced atomically as a whole; any other folder is refused).
 A refusal is an `OutputRefused`: one line, which the CLI prints with exit 2.
+
+No command writes over its own input. A command names what it reads once, first thing
+(`refusal(*outputs, inputs=[...])`, or `reading(...)`); from then on every output it writes —
+the ones it checks up front and every later `target`, `dataset_folder` or `atomic_write` (a sidecar,
+eval's files, the pool's) — is refused when it would replace one (`_clash`):
+
+- a file the command reads: the same path, a symlink to it, `..` or `./` spellings (compared
+  after `realpath`), or a hard link to it (the same `(st_dev, st_ino)`);
+- inside a folder it reads (`compile stdlib/`, `-I DIR`): any `*.races` file there, existing or
+  not — the loader reads every `*.races` under it (racesl.check.loader), so a new one would be
+  read by the next run of the same command line;
+- beside a `.races` file it reads: an existing `*.races` file there (imports are looked up in
+  the importing file's folder first);
+- a dataset folder (`--format hf`, replaced as a whole) that is, or holds, something it reads
+  (the files eval writes into its `-o DIR` are each checked as files).
+
+A sidecar (`OUT.library.json`) goes beside the file the output lands in, a link followed
+(`sidecar_of`): where a reader of that file looks.
+
+`fmt` and `doc --add-examples` rewrite their sources by design: `fmt` names no inputs, and
+`doc` writes its examples inside `rewriting()`. The CLI forgets the inputs when a command
+ends (`command_inputs`), so one command's inputs never bind the next in the same process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
 
-__all__ = ["OutputRefused", "dataset_folder", "folder", "is_stdout", "keep_mode", "kind", "refusal", "target"]
+import attrs
+
+__all__ = ["Inputs", "OutputRefused", "command_inputs", "dataset_folder", "folder", "is_stdout", "keep_mode",
+           "kind", "reading", "refusal", "rewriting", "sidecar_of", "sidecar_places", "sidecars", "target"]
 
 STDOUT = "-"
 DATASET_MARKERS = ("dataset_info.json", "state.json")  # what datasets' save_to_disk writes
 DATASET_SIDECAR = "library.json"  # what racesl writes beside them (racesl.integrations.hf.SIDECAR)
+MODULE_SUFFIX = ".races"  # what a command reads from a folder it is given, or beside a module it is given
 
 
 class OutputRefused(ValueError):
@@ -102,6 +129,138 @@ def _standing(shown: str, real: Path):
         raise OutputRefused(f"{shown}: cannot write there: {e.strerror or e}") from None
 
 
+def _inode(real: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+@attrs.frozen
+class Inputs:
+    """What one command reads, as `_clash` compares outputs with it: files (the real path and,
+    for one that exists, its `(st_dev, st_ino)`), folders whose `*.races` files it reads (every
+    one under it), and the folders beside a `.races` file it reads (where its imports are
+    looked up). Each entry keeps the path as the user gave it, for the message."""
+
+    files: tuple[tuple[str, Path, tuple[int, int] | None], ...] = ()
+    folders: tuple[tuple[str, Path], ...] = ()
+    beside: tuple[tuple[str, Path], ...] = ()
+
+    @classmethod
+    def of(cls, *paths) -> Inputs:
+        """The inputs named by `paths` (None and `-`, standard input, are skipped; a path
+        that does not exist yet is kept by name: the command will say it is missing)."""
+        files, folders, beside = [], [], []
+        for p in paths:
+            if p is None or is_stdout(p):
+                continue
+            try:
+                shown = _text(p)
+                real = _real(shown)
+            except OutputRefused:
+                continue  # (the command's own reader says what is wrong with it)
+            if real.is_dir():
+                folders.append((shown, real))
+                continue
+            files.append((shown, real, _inode(real)))
+            if real.name.endswith(MODULE_SUFFIX):
+                beside.append((shown, real.parent))
+        return cls(tuple(files), tuple(folders), tuple(beside))
+
+    def clash(self, real: Path, st) -> str | None:
+        """Why writing the file `real` (`st`: what stands there now, or None) would replace one
+        of these inputs, or None."""
+        for shown, f, _ in self.files:
+            if real == f:
+                return f"it is this command's input {shown}, which writing it would destroy"
+        if st is not None:
+            ino = (st.st_dev, st.st_ino)
+            for shown, _, i in self.files:
+                if i == ino:
+                    return (f"it is the same file as this command's input {shown} (a hard link), which writing "
+                            "it would destroy")
+        if real.name.endswith(MODULE_SUFFIX):
+            for shown, d in self.folders:
+                if d in real.parents:
+                    return (f"it lies in {shown}, whose {MODULE_SUFFIX} files this command reads: it would "
+                            "become an input")
+            if st is not None:
+                for shown, d in self.beside:
+                    if real.parent == d:
+                        return f"it is a module beside this command's input {shown}, which an import may read"
+        if st is not None and st.st_nlink > 1:  # a hard link to a module inside a folder read
+            ino = (st.st_dev, st.st_ino)
+            for shown, d in self.folders:
+                if any(_inode(m) == ino for m in d.rglob(f"*{MODULE_SUFFIX}")):
+                    return (f"it is the same file as a {MODULE_SUFFIX} file in this command's input {shown} "
+                            "(a hard link), which writing it would destroy")
+        return None
+
+    def held_by(self, real: Path) -> str | None:
+        """The input that the folder `real` (an output folder replaced as a whole) is or holds."""
+        for shown, f in [(s, f) for s, f, _ in self.files] + list(self.folders):
+            if f == real or real in f.parents:
+                return shown
+        return None
+
+
+_INPUTS: Inputs | None = None  # the running command's (`reading`); None: no command named them
+_REWRITING = False  # inside `rewriting()`: writes may replace the inputs (by design)
+
+
+def reading(*paths) -> Inputs:
+    """Name what the running command reads (replacing what an earlier call named): from now
+    on no output may replace it (see the module docstring). Returns the Inputs."""
+    global _INPUTS
+    _INPUTS = Inputs.of(*paths)
+    return _INPUTS
+
+
+@contextlib.contextmanager
+def command_inputs():
+    """One command's run (racesl.cli.main): the inputs it names are forgotten when it ends,
+    so a later command in the same process starts with none."""
+    global _INPUTS
+    saved, _INPUTS = _INPUTS, None
+    try:
+        yield
+    finally:
+        _INPUTS = saved
+
+
+@contextlib.contextmanager
+def rewriting():
+    """Inside: the writes may replace the command's inputs. Only for the commands that rewrite
+    their sources by design (`doc --add-examples` filling in examples)."""
+    global _REWRITING
+    saved, _REWRITING = _REWRITING, True
+    try:
+        yield
+    finally:
+        _REWRITING = saved
+
+
+def _clash(shown: str, real: Path, st) -> None:
+    """OutputRefused when writing `real` would replace an input of the running command."""
+    if _INPUTS is None or _REWRITING:
+        return
+    why = _INPUTS.clash(real, st)
+    if why:
+        raise OutputRefused(f"{shown}: {why}; give another path (nothing was written)")
+
+
+def _clash_folder(shown: str, real: Path) -> None:
+    """OutputRefused when the output folder `real` is, or holds, an input of the running command."""
+    if _INPUTS is None or _REWRITING:
+        return
+    held = _INPUTS.held_by(real)
+    if held is not None:
+        raise OutputRefused(f"{shown}: this output folder holds this command's input {held}: give another "
+                            "folder (nothing was written)")
+
+
 def target(path, *, inside: Path | str | None = None) -> Path:
     """The file a write to `path` lands in (symlinks followed), after the checks of the module
     docstring; OutputRefused otherwise. `inside`: the file must also lie in this folder (a
@@ -113,6 +272,7 @@ def target(path, *, inside: Path | str | None = None) -> Path:
         if real != root and root not in real.parents:
             raise OutputRefused(f"{shown} leads out of {inside} (to {real}): refused")
     st = _standing(shown, real)
+    _clash(shown, real, st)
     if st is None:
         return real
     what = kind(st.st_mode)
@@ -123,6 +283,37 @@ def target(path, *, inside: Path | str | None = None) -> Path:
         raise OutputRefused(f"{shown} is read-only: make it writable, or give another path (nothing was written)")
     _check_parent(shown, real)
     return real
+
+
+def sidecar_of(path, suffix: str) -> Path:
+    """Where the sidecar `suffix` of the output `path` goes (`OUT.library.json`): beside the
+    file the output's writes land in, a symlink followed — where a reader of that file looks
+    (a sidecar beside the link would be lost to anyone who opens the real file)."""
+    return Path(str(_real(_text(path))) + suffix)
+
+
+def sidecar_places(path, suffix: str = ".library.json") -> list[str]:
+    """Where the sidecar of a task file may be, in the order every reader looks: beside the
+    file a link names (where `sidecar_of` puts it), then beside the link itself; a `--format
+    hf` folder holds it inside, as `library.json`. The one rule for the writer and readers."""
+    shown = os.fspath(path)
+    if os.path.isdir(shown):
+        return [os.path.join(shown, DATASET_SIDECAR)]
+    return list(dict.fromkeys((os.path.realpath(shown) + suffix, shown + suffix)))
+
+
+def sidecars(*paths, suffix: str = ".library.json") -> list[str]:
+    """The sidecars a reader may open beside each of `paths` (`sidecar_places`), for a command
+    to name among its inputs."""
+    out = []
+    for p in paths:
+        if p is None or is_stdout(p):
+            continue
+        try:
+            out += sidecar_places(_text(p), suffix)
+        except (OutputRefused, OSError, ValueError):
+            continue
+    return out
 
 
 def keep_mode(tmp, real: Path, new_mode: int) -> None:
@@ -166,6 +357,7 @@ def dataset_folder(path) -> Path:
     somebody's data and is refused, as is anything that is not a folder."""
     shown = _text(path)
     real = folder(shown)
+    _clash_folder(shown, real)  # (replaced as a whole: nothing it holds may be an input)
     if real.exists():
         ours = (real / DATASET_SIDECAR).is_file() and any((real / m).is_file() for m in DATASET_MARKERS)
         if not ours:
@@ -175,9 +367,12 @@ def dataset_folder(path) -> Path:
     return real
 
 
-def refusal(*paths, stdout: bool = False) -> str | None:
+def refusal(*paths, stdout: bool = False, inputs=None) -> str | None:
     """For a command's first lines: None when every path (None: not given) may be written,
-    else the one line saying why not. `stdout`: the command writes `-` to standard output."""
+    else the one line saying why not. `stdout`: the command writes `-` to standard output.
+    `inputs`: what the command reads (`reading`): named for this check and every later write."""
+    if inputs is not None:
+        reading(*inputs)
     for p in paths:
         if p is None:
             continue

@@ -61,8 +61,8 @@ LAYERS: list[tuple[str, str]] = [
     # composition
     ("graph", "diagnostics text types solver check"),  # the signature graph
     ("passing", "atomic runtime solver probe graph"),  # guarded edges that never passed in check's sampling
-    ("search", "diagnostics text cache templates types runtime check sample graph"),  # chains, filters, config
-    ("records", "atomic output"),  # Task and the files tasks go to
+    ("search", "diagnostics output text cache templates types runtime check sample graph userfiles"),  # chains, filters, config
+    ("records", "atomic output userfiles"),  # Task and the files tasks go to
     ("pool", "atomic resources"),  # the folder of admitted modules and its manifest
     ("operators", "*"),  # sequential, parallel, sort, select, branch, loop
     ("compile", "*"),  # compile_tasks: search + operators in batches over workers

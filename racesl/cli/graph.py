@@ -61,7 +61,8 @@ def execute(args) -> int:
 
     from racesl.output import refusal
 
-    why = refusal(args.output, stdout=True)  # (before any work: a folder, a FIFO, a read-only file)
+    why = refusal(args.output, stdout=True,  # (before any work: a folder, a FIFO, a read-only file, an input)
+                  inputs=[*args.paths, *args.include])
     if why:
         return fail(why)
     if args.around and args.module:

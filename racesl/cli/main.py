@@ -51,8 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     modname = COMMANDS[args.command][0]
+    from racesl.output import command_inputs
+
     try:
-        return __import__(modname, fromlist=["execute"]).execute(args)
+        with command_inputs():  # (the inputs a command names bind its own outputs only)
+            return __import__(modname, fromlist=["execute"]).execute(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

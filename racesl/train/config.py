@@ -9,7 +9,8 @@ Sections:
 
     [model]       path, dtype, attn_implementation, system_prompt, chat, tokenizer
     [data]        source ("stream" | "file"), paths, include, tasks, seed, max_level,
-                  expansions, restarts, distractors, batch, quota_slack, solver, envs, exclude
+                  expansions, restarts, distractors, batch, quota_slack, solver, envs, exclude,
+                  holdout, part, split (a task file whose recorded split the stream must match)
     [operators]   as in races.toml: sequential = "2-12", individual = "1", ...
     [weights]     as in races.toml: "module" = 2.0, "module.env" = 0.5
     [filters]     as in races.toml
@@ -38,7 +39,7 @@ SECTIONS = ("model", "data", "operators", "filters", "templates", "weights", "cu
 MODEL_KEYS = ("path", "dtype", "attn_implementation", "system_prompt", "chat", "tokenizer")
 COMPILE_KEYS = ("seed", "max_level", "expansions", "restarts", "distractors", "batch", "quota_slack", "solver",
                 "envs", "exclude", "holdout", "part")
-DATA_KEYS = ("source", "paths", "include", "tasks", *COMPILE_KEYS)
+DATA_KEYS = ("source", "paths", "include", "tasks", "split", *COMPILE_KEYS)
 VLLM_KEYS = ("enabled", "mode", "model_impl", "enable_sleep_mode", "server_base_url", "server_host", "server_port",
              "server_timeout", "group_port", "gpu_memory_utilization", "max_model_length", "tensor_parallel_size",
              "importance_sampling_correction", "importance_sampling_mode", "importance_sampling_clip_max",
@@ -77,6 +78,9 @@ class DataConfig:
     paths: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=texts)
     include: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=texts)
     tasks: str | None = attrs.field(default=None, validator=maybe_text)
+    # a task file (or --format hf folder) of a held-out split: the stream refuses to start unless it
+    # holds out what that file's sidecar records (racesl.search.holdout.Split.differences)
+    split: str | None = attrs.field(default=None, validator=maybe_text)
 
 
 @attrs.frozen
@@ -194,14 +198,18 @@ def _model(m: dict, base: Path) -> ModelConfig:
 
 def _data(d: dict, base: Path) -> DataConfig:
     unknown_keys("data", d, DATA_KEYS)
-    raw = DataConfig(**{k: d[k] for k in ("source", "paths", "include", "tasks") if k in d})
+    raw = DataConfig(**{k: d[k] for k in ("source", "paths", "include", "tasks", "split") if k in d})
     if raw.source == "file" and not raw.tasks:
         raise ConfigError("[data] source = \"file\" needs tasks = \"path/to/tasks.jsonl\" (or .parquet)",
                           "data", "source")
+    if raw.split and (raw.source != "stream" or "holdout" not in d):
+        raise ConfigError("[data] split names the other part of a held-out split for the stream to match: it needs "
+                          "source = \"stream\" and holdout (with the seed that part was compiled with)", "data", "split")
     paths = raw.paths if "paths" in d else (STDLIB,)
     return DataConfig(source=raw.source, paths=tuple(p if p == STDLIB else _resolve(base, p) for p in paths),
                       include=tuple(_resolve(base, p) for p in raw.include),
-                      tasks=_resolve(base, raw.tasks) if raw.tasks else None)
+                      tasks=_resolve(base, raw.tasks) if raw.tasks else None,
+                      split=_resolve(base, raw.split) if raw.split else None)
 
 
 def _compile(data: dict, base: Path) -> CompileConfig:

@@ -9,6 +9,12 @@ gathered rewards, so it is the same on every rank too.
 Rows carry the prompt (chat messages, or text), the record as JSON (what the reward needs),
 and `operator`, `size`, `rung` (the curriculum rung the task was drawn at; -1 without one).
 
+With a held-out split ([data] holdout, part) the stream asks the one predicate compile asks
+(racesl.search.holdout, through the Generator): the same split of the whole library, the
+same sizes per part, and a curriculum's ladders fitted to those sizes, so a `size>=K` train
+stream never climbs to a size it cannot make. Given a recorded split ([data] split: the
+other part's task file), it refuses to start when its own differs.
+
 `datasets.IterableDataset.from_generator` hashes its arguments, so the source object (which
 holds the compiled library) is kept in a registry and the generator gets only its key.
 """
@@ -25,8 +31,9 @@ from typing import Callable, Iterator
 from racesl.curriculum import Curriculum, Rung
 from racesl.records import to_record
 from racesl.sample.seeding import item_rng
-from racesl.search.config import CompileConfig
+from racesl.search.config import CompileConfig, ConfigError
 from racesl.search.filters import AnswerShare
+from racesl.search.holdout import Split, recorded as read_recorded
 
 MAX_SEEN = 2_000_000  # dedup memory of the stream; cleared past this
 
@@ -40,6 +47,7 @@ class StreamStats:
         self.duplicates = 0
         self.too_long = 0
         self.seconds = 0.0  # building tasks (and measuring prompts)
+        self.split: dict | None = None  # the held-out split the stream keeps to (Split.to_json), for the summary
 
     def admit(self, row: dict, keep: Callable[[dict], bool] | None, t0: float) -> bool:
         """Whether `keep` takes the row; counts it (built or too long) and the time since `t0`."""
@@ -53,7 +61,7 @@ class StreamStats:
 
     def as_dict(self) -> dict:
         return {"built": self.built, "failed": self.failed, "duplicates": self.duplicates, "too_long": self.too_long,
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), **({"split": self.split} if self.split is not None else {})}
 
 
 def make_row(record: dict, rung: int = -1, system_prompt: str | None = None, chat: bool = True) -> dict:
@@ -84,7 +92,9 @@ class TaskStream:
 
     def __init__(self, lib, cfg: CompileConfig, curriculum: Curriculum | None = None, *,
                  keep: Callable[[dict], bool] | None = None, system_prompt: str | None = None, chat: bool = True,
-                 start: int = 0):
+                 start: int = 0, recorded: Split | str | None = None):
+        """`recorded`: a split this stream must hold out (a Split, or a task file or hf folder
+        whose sidecar records one); ConfigError, one line, when the stream's own differs."""
         from racesl.compile import Generator
         from racesl.rewards import register
 
@@ -96,11 +106,34 @@ class TaskStream:
         self.chat = chat
         self.start = start
         self.gen = Generator(lib, cfg)
+        self.split = self.gen.split
+        if recorded is not None:
+            self._agree(recorded)
+        if curriculum is not None:
+            curriculum.fit(self.gen.ops)  # the sizes this part makes (a train part stops below size>=K)
         self._level = _PinnedLevel(cfg.max_level)
         self.gen.search.level = self._level  # instance attribute: shadows Search.level for this stream only
         self.stats = StreamStats()
+        self.stats.split = self.split.to_json() if self.split is not None else None
         self.rejections: Counter = Counter()
         register(lib)  # the reward finds the library by hash (sort/select re-execute chains)
+
+    def _agree(self, recorded: Split | str) -> None:
+        """Refuse (ConfigError, [data] split) a recorded split this stream does not hold out."""
+        where = "the recorded split"
+        if not isinstance(recorded, Split):
+            where = str(recorded)
+            try:
+                recorded = read_recorded(recorded)
+            except ValueError as e:  # (UserFileError: one line naming the file)
+                raise ConfigError(f"[data] split: {e}", "data", "split") from None
+        if self.split is None:
+            raise ConfigError(f"[data] split: {where} records holdout {recorded.spec} (seed {recorded.seed}) but "
+                              "this stream holds nothing out: set [data] holdout and seed to match", "data", "split")
+        diff = self.split.differences(recorded)
+        if diff:
+            raise ConfigError(f"[data] split: this stream and {where} hold out {'; '.join(diff)}: compile both "
+                              "from one library with the same holdout and seed", "data", "split")
 
     def _draw(self, rng: random.Random) -> tuple[str, int, Rung | None]:
         name, lo, hi = self.gen.ops[rng.randrange(len(self.gen.ops))]
@@ -169,10 +202,21 @@ class TaskStream:
 
 class FileStream:
     """Tasks from a compiled file, drawn to follow a curriculum: per operator, records at
-    the current rung's size (and level), else at the nearest rung that has any."""
+    the current rung's size (and level), else at the nearest rung that has any. The ladders
+    are fitted to the sizes the file holds (a held-out split's train part stops below
+    `size>=K`), so the curriculum never climbs to a size the file has no task of."""
 
     def __init__(self, records: list[dict], curriculum: Curriculum, seed: int = 0, *,
                  keep: Callable[[dict], bool] | None = None, system_prompt: str | None = None, chat: bool = True):
+        sizes: dict[str, list[int]] = {}
+        for r in records:
+            sizes.setdefault(r["operator"], []).append(r["size"])
+        fitted = [(op, max(st.rungs[0].size, min(sizes[op])), min(st.rungs[-1].size, max(sizes[op])))
+                  for op, st in curriculum.ops.items() if op in sizes]
+        fitted = [(op, lo, hi) for op, lo, hi in fitted if lo <= hi]
+        if not fitted:
+            raise ValueError("no task in the file matches the configured operators and sizes")
+        curriculum.fit(fitted)
         self.curriculum = curriculum
         self.seed = seed
         self.keep = keep

@@ -259,7 +259,7 @@ def build(cfg: TrainConfig, *, model: str | None = None, output_dir: str | None 
 
         try:
             source = S.TaskStream(lib, cfg.compile, curriculum, keep=keep, system_prompt=cfg.model.system_prompt,
-                                  chat=cfg.model.chat)
+                                  chat=cfg.model.chat, recorded=cfg.data.split)
         except ConfigError as e:  # an unknown name in [data] envs or exclude, or [weights]: file:line
             raise TrainError(str(located(e, cfg.path))) from None
         dataset = S.iterable_dataset(source)

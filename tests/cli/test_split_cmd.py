@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from racesl.compile import compile_tasks
 from racesl.search.config import CompileConfig, ConfigError, parse_operators
@@ -172,3 +174,208 @@ def test_the_training_stream_keeps_to_its_part(tmp_path):
         assert len(rows) == 25 and all(bool(split.held(r)) == (part == "test") for r in rows)
         if part == "train":
             assert max(r["size"] for r in rows) <= 3
+
+
+# ------------------------------------------------------------ hf folders, hostile sidecars and records (issues 44, 46)
+
+MINI = '''module mini
+
+type Nat = Int where 0 <= it <= 300
+
+def pick_n(rng, level) -> Int:
+    return rng.randint(2, 90)
+
+@sample(n=pick_n)
+env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
+    """Add {k} to n, capped at 300."""
+    return min(n + k, 300)
+
+@sample(n=pick_n)
+env triple(n: Nat) -> Nat:
+    """Multiply n by 3, capped at 300."""
+    return min(3 * n, 300)
+
+@sample(n=pick_n)
+env halve(n: Nat) -> Nat:
+    """Halve n, rounding down."""
+    return n // 2
+
+@sample(n=pick_n)
+env shift(n: Nat) -> Nat:
+    """Add 7 to n, capped at 300."""
+    return min(n + 7, 300)
+'''
+
+
+@pytest.fixture(scope="module")
+def hf_pair(tmp_path_factory):
+    pytest.importorskip("datasets")
+    d = tmp_path_factory.mktemp("hf_split")
+    (d / "mini.races").write_text(MINI)
+    for part in ("train", "test"):
+        run_racesc("compile", d / "mini.races", "-n", "20", "--seed", "0", "--holdout", "pairs=0.3", "--part", part,
+                   "--operators", "sequential=2-3", "--no-audit", "-q", "--format", "hf", "-o", d / f"hf_{part}",
+                   timeout=300)
+    return d
+
+
+def test_split_check_reads_hf_folders(hf_pair, tmp_path):
+    """compile --format hf records the split in DIR/library.json; split check reads it (it
+    used to refuse: "hf_train is a folder, not a task file")."""
+    p = run_racesc("split", "check", hf_pair / "hf_train", hf_pair / "hf_test")
+    assert p.stdout.startswith("ok: 20 train and 20 test tasks are the two parts of holdout pairs=0.3 (seed 0:")
+    p = run_racesc("split", "check", hf_pair / "hf_test", hf_pair / "hf_train", check=False)
+    assert p.returncode == 1 and "give the train part first" in p.stdout
+    # a folder that is no dataset, and a FIFO inside one: one line each, never a wait
+    import os
+    import shutil
+
+    (tmp_path / "empty").mkdir()
+    p = run_racesc("split", "check", tmp_path / "empty", hf_pair / "hf_test", check=False)
+    assert p.returncode == 2 and "empty: not a task dataset folder" in p.stderr and len(p.stderr.splitlines()) == 1
+    broken = tmp_path / "broken"
+    shutil.copytree(hf_pair / "hf_train", broken)
+    (broken / "state.json").unlink()
+    os.mkfifo(broken / "state.json")
+    p = run_racesc("split", "check", broken, hf_pair / "hf_test", check=False, timeout=60)
+    assert p.returncode == 2 and p.stderr == f"racesc: error: {broken / 'state.json'} is a FIFO, not a file of an hf dataset folder\n"
+
+
+RECORD = {"id": "t1", "operator": "sequential", "size": 2, "chain": ["m.a", "m.b"], "settings": [{}, {}], "input": "1",
+          "trace": ["2", "3"], "prompt": "p", "answer": "3", "steps": 1, "seed": 0, "library": "sha256:x", "extra": {}}
+SPLIT = {"spec": "pairs=0.5", "part": "train", "seed": 0, "envs": [], "pairs": [["m.x", "m.y"]]}
+
+
+def _files(folder, rows=(RECORD,), sidecar=None, text=None):
+    """TRAIN (`rows`, its sidecar `{"split": sidecar}` or the raw `text`) and a good TEST."""
+    train, test = folder / "train.jsonl", folder / "test.jsonl"
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    side = folder / "train.jsonl.library.json"
+    if side.exists() or side.is_symlink():
+        side.unlink()
+    side.write_text(text if text is not None else json.dumps({"split": SPLIT if sidecar is None else sidecar}))
+    test.write_text(json.dumps({**RECORD, "id": "t2", "chain": ["m.x", "m.y"]}) + "\n")
+    (folder / "test.jsonl.library.json").write_text(json.dumps({"split": {**SPLIT, "part": "test"}}))
+    return str(train), str(test)
+
+
+def _check(train, test, capsys, timeout=30):
+    """`racesc split check` in this process, in a thread that must end within `timeout`."""
+    import threading
+
+    from racesl.cli.main import main
+
+    got = {}
+    t = threading.Thread(target=lambda: got.setdefault("rc", main(["split", "check", train, test])), daemon=True)
+    t.start()
+    t.join(timeout)
+    assert not t.is_alive(), "racesc split check hangs"
+    out = capsys.readouterr()
+    return got["rc"], out.out, out.err
+
+
+def test_a_good_pair_of_small_files_passes(tmp_path, capsys):
+    rc, out, err = _check(*_files(tmp_path), capsys)
+    assert (rc, err) == (0, "") and out.startswith("ok: 1 train and 1 test tasks")
+
+
+@pytest.mark.parametrize("sidecar, text, says", [
+    (None, '{"split": {"spec": "pairs=0.5", "part": "train", "seed": 1e400}}', "out of range"),
+    (None, '{"split": ' * 100_000 + "1" + "}" * 100_000, "nested"),
+    (None, '{"split": {"spec": "pairs=0.5", "spec": "envs=0.2"}}', "appears twice"),
+    (None, '{"split": {"spec": "pairs=0.5", "part": "train", "seed": NaN}}', "NaN"),
+    (None, "[1, 2]", "a sidecar is a JSON object, not a list"),
+    (None, "{}", "no split recorded"),
+    ({**SPLIT, "seed": 1.5}, None, '"split.seed" must be an integer, not a number'),
+    ({**SPLIT, "seed": True}, None, '"split.seed" must be an integer, not true or false'),
+    ({k: v for k, v in SPLIT.items() if k != "seed"}, None, 'the recorded split has no "seed"'),
+    ({**SPLIT, "envs": "m.a"}, None, '"split.envs" must be a list, not a string'),
+    ({**SPLIT, "envs": [7]}, None, '"split.envs[]" must be a list of environment names, not an integer'),
+    ({**SPLIT, "pairs": [["a"]]}, None, '"split.pairs" must be a list of [A, B] name pairs'),
+    ({**SPLIT, "pairs": {"a": "b"}}, None, '"split.pairs" must be a list, not an object'),
+    ({**SPLIT, "spec": "edges=0.2"}, None, "split.spec: holdout: cannot read 'edges=0.2'"),
+    ({**SPLIT, "spec": 7}, None, '"split.spec" must be a string, not an integer'),
+    ({**SPLIT, "part": "eval"}, None, '"split.part" must be "train" or "test"'),
+    ({**SPLIT, "min_size": 3}, None, '"split.min_size" disagrees with the spec pairs=0.5'),
+    ([SPLIT], None, '"split" must be an object, not a list'),
+])
+def test_hostile_split_sidecars_are_one_line(tmp_path, capsys, sidecar, text, says):
+    train, test = _files(tmp_path, sidecar=sidecar, text=text)
+    rc, out, err = _check(train, test, capsys)
+    assert rc == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"racesc: error: {train}") and says in err, err
+
+
+@pytest.mark.parametrize("row, says", [
+    ({k: v for k, v in RECORD.items() if k != "chain"}, 'train.jsonl:1: the record has no "chain"'),
+    ({**RECORD, "chain": 7}, 'train.jsonl:1: the record\'s "chain" must be a list of environment names, not an integer'),
+    ({**RECORD, "chain": ["m.a", 3]}, 'the record\'s "chain" must hold environment names only'),
+    ({**RECORD, "operator": "branch", "extra": {"then": 7}}, '"extra.then" must be a list of environment names'),
+    ({**RECORD, "operator": "loop", "extra": {"times": "2"}}, '"extra.times" must be a whole number, not a string'),
+    ({**RECORD, "extra": {"candidates": [{"env": ["x"]}]}}, '"extra.candidates" must be environment names'),
+    ({**RECORD, "extra": {"candidates": 5}}, '"extra.candidates" must be a list, not an integer'),
+    ({**RECORD, "extra": {"condition": {"env": {}}}}, '"extra.condition.env" must hold environment names only'),
+    ({**RECORD, "size": "2"}, 'train.jsonl:1: the record\'s "size" is a string'),
+])
+def test_hostile_records_are_one_line(tmp_path, capsys, row, says):
+    train, test = _files(tmp_path, rows=[RECORD, row] if "train.jsonl:1" not in says else [row])
+    rc, out, err = _check(train, test, capsys)
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    assert says in err, err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "dangling", "device"])
+def test_a_sidecar_that_is_no_file_is_refused_without_waiting(tmp_path, capsys, kind):
+    import os
+
+    train, test = _files(tmp_path)
+    side = tmp_path / "train.jsonl.library.json"
+    side.unlink()
+    {"fifo": lambda: os.mkfifo(side), "folder": side.mkdir, "dangling": lambda: side.symlink_to(tmp_path / "gone"),
+     "device": lambda: side.symlink_to("/dev/zero")}[kind]()
+    rc, out, err = _check(train, test, capsys, timeout=20)
+    assert rc == 2 and err.count("\n") == 1 and err.startswith(f"racesc: error: {side}"), err
+    assert {"fifo": "is a FIFO", "folder": "is a folder", "dangling": "no such library sidecar",
+            "device": "is a character device"}[kind] in err
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                    | st.text(max_size=8), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(["spec", "part", "seed", "envs", "pairs", "min_size", None]), value=JSON,
+       where=st.sampled_from(["split", "record", "extra"]))
+def test_any_json_in_a_sidecar_or_record_is_an_answer_or_one_line(tmp_path, capsys, field, value, where):
+    sidecar, rows = dict(SPLIT), [RECORD]
+    if where == "split":
+        sidecar = value if field is None else {**SPLIT, field: value}
+    elif where == "record":
+        rows = [RECORD, value if field is None else {**RECORD, {"spec": "chain", "part": "operator", "seed": "size",
+                                                                 "envs": "extra", "pairs": "id",
+                                                                 "min_size": "chain"}[field]: value}]
+    else:
+        rows = [RECORD, {**RECORD, "operator": field or "branch", "extra": {"then": value, "candidates": value,
+                                                                             "times": value, "condition": value}}]
+    rc, out, err = _check(*_files(tmp_path, rows=rows, sidecar=sidecar), capsys)
+    assert rc in (0, 1, 2) and "Traceback" not in err
+    if rc == 2:
+        assert err.count("\n") == 1 and err.startswith("racesc: error: ") and out == "", err
+
+
+def test_an_hf_folder_without_datasets_is_one_line(tmp_path, capsys, monkeypatch):
+    import racesl.cli.common as common
+
+    def need(what, extra, modules=None):
+        return f"{what} needs the {extra} extra (datasets is not installed): pip install"
+
+    monkeypatch.setattr(common, "need", need)
+    folder = tmp_path / "hf_train"
+    folder.mkdir()
+    (folder / "state.json").write_text("{}")
+    (folder / "library.json").write_text(json.dumps({"split": SPLIT}))
+    _, test = _files(tmp_path)
+    rc, out, err = _check(str(folder), test, capsys)
+    assert rc == 2 and err == (f"racesc: error: racesc split check {folder} (a --format hf folder) needs the hf extra "
+                               "(datasets is not installed): pip install\n")

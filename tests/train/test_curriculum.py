@@ -162,3 +162,17 @@ def test_config_from_dict():
         CurriculumConfig.from_dict({"enabled": "yes"})
     with pytest.raises(CurriculumError, match=r'window must be a whole number of at least 1, not "32"'):
         CurriculumConfig.from_dict({"window": "32"})  # a quoted number is text: say so, do not guess
+
+
+def test_fit_rebuilds_only_the_ladders_a_source_changes():
+    """`fit`: the ladders of the sizes a task source makes (a held-out train part stops below
+    size>=K): an unchanged operator keeps its state, a changed one starts afresh on its new
+    ladder, one the source cannot make is dropped, and none at all is refused."""
+    cur = Curriculum([("sequential", 2, 6), ("sort", 2, 4), ("parallel", 2, 3)], config=CurriculumConfig(start=1))
+    cur.ops["sort"].index, cur.ops["sort"].n = 2, 5
+    cur.fit([("sequential", 2, 2), ("sort", 2, 4)])
+    assert sorted(cur.ops) == ["sequential", "sort"]
+    assert [r.size for r in cur.ops["sequential"].rungs] == [2] and cur.rung("sequential").size == 2
+    assert (cur.ops["sort"].index, cur.ops["sort"].n) == (2, 5)
+    with pytest.raises(CurriculumError, match="at least one operator"):
+        cur.fit([])

@@ -37,6 +37,9 @@ _SMALL_INT = (1 << 30) - 1  # |x| below it: a one-digit int (CPython's fast int 
 _SLACK = 16_384
 _FIELDS = 8
 _SPEC_DIGITS = re.compile(r"\d+")
+# A chain or tree of `+` is checked once, at its outermost `+`, only when it builds at most
+# this many elements unchecked (`small_build`): else its inner sums are checked too.
+INNER_BUILD = 8 * MAX_LEN
 
 
 def _short_tuple(e) -> bool:
@@ -72,11 +75,42 @@ def _cheap_num(x, num) -> bool:
             and _cheap_num(x.left, num) and _cheap_num(x.right, num))
 
 
+def _add_leaves(e):
+    """The operands of the tree of `+` rooted at `e` (`e` itself when it is no `+`)."""
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, ast.BinOp) and isinstance(x.op, ast.Add):
+            todo += [x.right, x.left]
+        else:
+            yield x
+
+
+def small_build(e, num, lens, more: int = 0) -> bool:
+    """Whether the tree of `+` rooted at `e` (plus `more` elements: `x += e`'s x) builds at most
+    INNER_BUILD elements when no `+` inside it is checked: each operand counts its declared
+    length bound (`_len_bound`: a parameter nothing changed in place, its slices, ...), a
+    number, character or short literal one, anything else MAX_LEN (what any checked value
+    holds at most)."""
+    total = more
+    for leaf in _add_leaves(e):
+        if _is_num(leaf, num) or _is_char(leaf, num) or _bounded_lit(leaf):
+            total += 1
+        else:
+            bound = _len_bound(leaf, num, lens)
+            total += MAX_LEN if bound is None else bound
+        if total > INNER_BUILD:
+            return False
+    return True
+
+
 def _mark_inner_adds(e) -> None:
-    """`(a + b) + c` with the outer `+` guarded: the inner sum is a temporary of at most twice
-    the bound that only the outer sum consumes, and the outer check bounds it — so only the
-    outermost `+` of a chain is checked (a value can only double by being stored and
-    reused). Marks the `+` operands of the `+` `e`."""
+    """`(a + b) + c` with the outer `+` guarded: the inner sum is a temporary that only the
+    outer sum consumes, and the outer check bounds it — so only the outermost `+` of a chain
+    is checked, when the whole chain builds at most INNER_BUILD elements unchecked
+    (`small_build`; the caller asks). A longer chain or a wider tree (`(xs + xs) + (xs + xs)`
+    nested twelve deep builds 4,096 times the bound) checks its inner sums too, each deciding
+    the same for its own operands. Marks the `+` operands of the `+` `e`."""
     for child in (e.left, e.right):
         _mark_inner_add(child)
 
@@ -129,7 +163,7 @@ class _Guards:
                 setattr(x, WALK, abi.G_DEEP)
         inner = getattr(e, "_races_inner", False)
         guard = None if inner else self.guard_for(e.op, e.left, e.right)
-        if guard == abi.G_ADD or inner:
+        if inner or guard == abi.G_ADD and small_build(e, self.num, self.fx.scope.lens):
             _mark_inner_adds(e)
         left0 = e.left
         e.left = self.visit(e.left)

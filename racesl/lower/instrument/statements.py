@@ -17,7 +17,7 @@ from racesl.lower.instrument.build import (
 )
 from racesl.lower.instrument.expressions import _Ex
 from racesl.lower.instrument.facts import STR, ParamFacts
-from racesl.lower.instrument.guards import _mark_inner_add
+from racesl.lower.instrument.guards import _mark_inner_add, small_build
 from racesl.lower.instrument.loops import _Loops
 from racesl.lower.instrument.passing import Variants
 from racesl.lower.instrument.scope import _Scope
@@ -241,7 +241,7 @@ class _Fx(_Loops, _Ahead):
         return self._synced(s, build)
 
     def _aug_name(self, s, x, guard, ex):
-        if guard == abi.G_IADD:
+        if guard == abi.G_IADD and small_build(s.value, ex.num, ex.fx.scope.lens, MAX_LEN):
             _mark_inner_add(s.value)
         value = ex.visit(s.value)
         if guard == abi.G_IADD:
