@@ -115,11 +115,41 @@ def check(cand: Candidate, ctx) -> str | None:
         return "the module defines no environment: write at least one `env name(x: T) -> U:` with a description"
     cand.checked = checked
     lowered = ctx.pool_lowered()
-    cand.lib = Library(checked, lowered=lowered)
-    own = _imported(name, loader.sources)
+    own = imported(name, loader.sources)
     cand.own_lib = Library(Checked({m: cm for m, cm in checked.modules.items() if m in own}, [name], []),
                            lowered=lowered)
+    cand.lib = extended_library(ctx.pool_lib(), checked, cand.own_lib)
     return _worked_examples(cand, ctx)
+
+
+def extended_library(pool_lib, checked, own_lib):
+    """The library of pool + candidate (`checked`), made without instrumenting the pool again:
+    the pool's program (instrumented once per pool) and the candidate's own (the candidate and
+    what it imports, a closed program: what the instrumenter infers of a function comes from
+    the functions it calls) side by side. Each function keeps the namespace it was compiled
+    in, so a pool environment runs exactly as in the pool's library and a candidate's as in
+    its own. The per-candidate cost no longer grows with the pool (issue 47)."""
+    from racesl.library import Library
+    from racesl.runtime.execute import Program
+
+    base, mine = pool_lib.program, own_lib.program
+    prog = object.__new__(Program)
+    prog.__dict__.update(base.__dict__)
+    prog.namespace = {**base.namespace, **mine.namespace}
+    prog._entries = {**base._entries, **mine._entries}
+    prog._fns = {**base._fns, **mine._fns}
+    prog.budgets = {**base.budgets, **mine.budgets}
+    lib = Library(checked, lowered={**pool_lib.lowered, **own_lib.lowered}, program=prog)
+    lib._mutators = _mutators(pool_lib) | _mutators(own_lib)  # (each closed: the union is the whole's)
+    return lib
+
+
+def _mutators(lib) -> frozenset:
+    if lib._mutators is None:
+        from racesl.lower.effects import mutating_functions
+
+        lib._mutators = frozenset(mutating_functions(lib.module))
+    return frozenset(lib._mutators)
 
 
 def _worked_examples(cand: Candidate, ctx) -> str | None:
@@ -140,7 +170,7 @@ def _worked_examples(cand: Candidate, ctx) -> str | None:
     return _first_error(wrong, cand.file) if wrong else None
 
 
-def _imported(name: str, sources: dict) -> set[str]:
+def imported(name: str, sources: dict) -> set[str]:
     """`name` and every module it imports, directly or not."""
     seen, todo = set(), [name]
     while todo:
@@ -152,13 +182,83 @@ def _imported(name: str, sources: dict) -> set[str]:
     return seen
 
 
+def extended_graph(base, envs: list, classify, in_place: bool = False):
+    """`base` (a SignatureGraph) with `envs` added: their nodes and every edge into or out of
+    them, typed by `classify` as SignatureGraph does. The same graph as one built over all
+    the environments, made from the candidate's edges alone: only the pool environments whose
+    erased shapes meet the candidate's are classified against it. `in_place` (a candidate's
+    forked child, whose copy of the pool's graph dies with it) changes `base` itself instead
+    of a copy."""
+    from racesl.graph.signature import SignatureGraph
+    from racesl.types import types as T
+
+    out = object.__new__(SignatureGraph)
+    out.__dict__.update(base.__dict__)
+    out.__dict__.pop("_admit_shapes", None)  # (the base's shape maps: the grown graph makes its own)
+    g = base.g if in_place else base.g.copy()
+    every = dict(base.envs)
+    every.update({e.qualname: e for e in envs})
+    out.envs = {q: every[q] for q in sorted(every)}
+    by_in, by_out = _shape_maps(base)
+    new = sorted(envs, key=lambda e: e.qualname)
+    for e in new:
+        g.add_node(e.qualname, module=e.module, input=str(e.input), output=str(e.output), terminal=e.terminal,
+                   **({"source": True} if e.source else {}))
+    consumers = {k: list(v) for k, v in by_in.items()}
+    producers = {k: list(v) for k, v in by_out.items()}
+    for e in new:
+        if not e.source:
+            consumers.setdefault(T.erase(e.input), []).append(e)
+        if not e.terminal:
+            producers.setdefault(T.erase(e.output), []).append(e)
+    touched = {e.qualname for e in new}
+    pairs = set()
+    for e in new:
+        if not e.terminal:
+            pairs.update((e.qualname, b.qualname) for b in consumers.get(T.erase(e.output), []))
+        if not e.source:
+            pairs.update((a.qualname, e.qualname) for a in producers.get(T.erase(e.input), []))
+    dropped = 0
+    for a, b in sorted(pairs):
+        kind = classify(every[a].output, every[b].input)
+        if kind is None:
+            dropped += 1
+            continue
+        g.add_edge(a, b, kind=kind)
+        touched.add(a)
+    out.g = g
+    out.dropped = base.dropped + dropped
+    succ = dict(base._succ)
+    for q in touched:
+        succ[q] = tuple((d, g.edges[q, d]["kind"]) for d in sorted(g.successors(q)))
+    out._succ = succ
+    return out
+
+
+def _shape_maps(graph) -> tuple[dict, dict]:
+    """(erased input type → consumers, erased output type → producers) of a graph's
+    environments, as SignatureGraph pairs them; kept on the graph (built once per pool)."""
+    from racesl.types import types as T
+
+    maps = graph.__dict__.get("_admit_shapes")
+    if maps is None:
+        by_in: dict = {}
+        by_out: dict = {}
+        for e in graph.envs.values():
+            if not e.source:
+                by_in.setdefault(T.erase(e.input), []).append(e)
+            if not e.terminal:
+                by_out.setdefault(T.erase(e.output), []).append(e)
+        maps = graph.__dict__["_admit_shapes"] = (by_in, by_out)
+    return maps
+
+
 def composes(cand: Candidate, ctx) -> str | None:
     """At least one typed edge between a candidate environment and a pool environment (either
     way): a module nothing can feed or consume adds tasks of size one only. A pool with no
-    environments yet (the first module of a new pool) asks for an edge among its own."""
-    from racesl.graph.signature import SignatureGraph
-
-    graph = SignatureGraph(list(ctx.pool_envs()) + cand.envs, classify=ctx.solver().cached.classify)
+    environments yet (the first module of a new pool) asks for an edge among its own. The
+    graph is the pool's, built once, with the candidate's edges added (`extended_graph`)."""
+    graph = extended_graph(ctx.pool_graph(), cand.envs, ctx.solver().cached.classify, in_place=ctx.in_child)
     cand.graph = graph
     mine = {e.qualname for e in cand.envs}
     into, out_of = set(), set()

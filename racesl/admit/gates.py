@@ -63,3 +63,6 @@ class Candidate:
     parents: tuple = ()  # composes: the pool environments it has an edge with
     fingerprints: dict = attrs.field(factory=dict)  # novelty: env qualname → behaviour fingerprint
     workdir: Any = None  # a temporary folder holding the candidate as <module>.races
+    # the environments (by name) the refusing gate refused one by one, each with its reason:
+    # where they are some, not all, of the module's, the others can be admitted without them
+    refused: dict = attrs.field(factory=dict)

@@ -212,24 +212,26 @@ def review_outcome(out, ctx) -> str | None:
         return "the review found no environment in the candidate's text"
     requests = [Request(prompt=REVIEW_PROMPT.format(module=module, **e), system=REVIEW_SYSTEM,
                         temperature=temperature, seed=request_seed(cfg.seed, "review", module, e["name"], v),
-                        max_tokens=cfg.max_tokens, n=1)
+                        max_tokens=cfg.review_max_tokens, n=1)
                 for e in envs for v in range(k)]
     replies = _ask(ctx, requests)
     counts = {"accept": 0, "reject": 0, "unparsable": 0, "error": 0}
     per_env: dict[str, list[int]] = {}
     first: dict[str, tuple[str, str]] = {}  # kind → (env, why) of its first occurrence
-    seconds = 0.0
+    seconds, cut = 0.0, 0
     for i, reply in enumerate(replies):
         name = envs[i // k]["name"]
         seconds += getattr(reply, "seconds", 0.0) or 0.0
         failed = _failure(reply)
         kind, why = ("error", failed) if failed else read_verdict(reply.texts[0])
+        if kind == "unparsable" and "cut at max_tokens" in str(getattr(reply, "detail", "") or ""):
+            cut += 1
         counts[kind] += 1
         row = per_env.setdefault(name, [0, 0, 0, 0])
         row[("accept", "reject", "unparsable", "error").index(kind)] += 1
         first.setdefault(kind, (name, why))
     out.scores["review"] = {"envs": len(envs), "votes": len(requests), **counts, "per_env": per_env,
-                            "seconds": round(seconds, 4)}
+                            "seconds": round(seconds, 4), "cut": cut}
     if "error" in first:
         out.scores["review"]["status"] = first["error"][1]
     if counts["accept"] == len(requests):
@@ -241,11 +243,24 @@ def review_outcome(out, ctx) -> str | None:
                 "— make the description say exactly what the code computes")
     if "unparsable" in first:
         name, _ = first["unparsable"]
+        more = (f"; {cut} of them cut at review_max_tokens ({cfg.review_max_tokens}): raise [admit] "
+                "review_max_tokens for a model that thinks at length" if cut else "")
         return (f"the model's review{of(name)} gave no verdict in {per_env[name][2]}/{k} replies "
-                "(no `VERDICT: ACCEPT` or `VERDICT: REJECT: ...` line): not admitted without one")
+                f"(no `VERDICT: ACCEPT` or `VERDICT: REJECT: ...` line): not admitted without one{more}")
     name, status = first["error"]
     return (f"the model backend failed on {counts['error']}/{len(requests)} review requests ({status}): "
             "not admitted without a review; check the model or endpoint and retry")
+
+
+def refused_by_review(out) -> dict:
+    """env name → the reason, for each environment the reviews refused (a reject or no
+    verdict); empty when a backend error is among them (then nothing is judged one by one)."""
+    r = out.scores.get("review") or {}
+    per_env = r.get("per_env") or {}
+    if r.get("error"):
+        return {}
+    return {name: f"the model's review {row[1]} rejected, {row[2]} gave no verdict"
+            for name, row in sorted(per_env.items()) if row[1] or row[2]}
 
 
 # ---------------------------------------------------------------- calibration
@@ -278,7 +293,7 @@ def calibration_outcome(out, ctx) -> str | None:
     module = out.module or "candidate"
     requests = [Request(prompt=r["prompt"], system=SOLVE_SYSTEM, temperature=getattr(cfg, "solve_temperature", 1.0),
                         seed=request_seed(cfg.seed, "calibration", module, str(r.get("id", "")), i),
-                        max_tokens=cfg.max_tokens, n=1)
+                        max_tokens=cfg.solve_max_tokens, n=1)
                 for i, r in enumerate(instances)]
     replies = _ask(ctx, requests)
     failures = [f for f in map(_failure, replies) if f]

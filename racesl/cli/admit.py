@@ -21,6 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=count(0), default=0, help="seed of every sampled input and probe (default 0)")
     p.add_argument("--samples", type=count(1, 10_000), default=40,
                    help="sampled inputs per environment in the sample gate (default 40)")
+    p.add_argument("--time-budget", type=float, default=None, metavar="S",
+                   help="seconds each candidate may spend in the gates that run its code (default 240)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--model", metavar="PATH", help="a local transformers model for the review and calibration gates")
     who.add_argument("--endpoint", metavar="URL", help="an OpenAI-compatible server (…/v1) for the model gates")
@@ -63,6 +65,9 @@ def execute(args) -> int:
     files = _files(args.files)
     if not files:
         return fail("no candidate files: name .races files or folders holding them")
+    budget = {} if args.time_budget is None else {"time_budget": float(args.time_budget)}
+    if budget and not (0 < budget["time_budget"] <= 86400):
+        return fail(f"--time-budget must be a number of seconds above 0 and at most 86400, not {args.time_budget}")
     try:
         pool = Pool.open(args.pool)
     except PoolError as e:
@@ -73,7 +78,7 @@ def execute(args) -> int:
         from racesl.output import refusal
         from racesl.pool.manifest import MANIFEST
 
-        why = refusal(pool.root / MANIFEST)  # the output policy, before any gate runs
+        why = refusal(pool.root / MANIFEST, inputs=files)  # the output policy, before any gate runs
         if why:
             return fail(why)
     backend = None
@@ -91,7 +96,7 @@ def execute(args) -> int:
         except (OSError, ValueError) as e:
             return fail(f"cannot open the model: {e}")
     err = stderr_console()
-    ctx = Context(pool, AdmitConfig(seed=args.seed, samples=args.samples), backend)
+    ctx = Context(pool, AdmitConfig(seed=args.seed, samples=args.samples, **budget), backend)
 
     def show(v) -> None:
         if args.json:

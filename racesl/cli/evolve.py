@@ -4,8 +4,10 @@ the pool grows itself (racesl.evolve; docs/evolve.md).
 A generator writes `.races` modules, the admission gates judge them, the admitted ones join
 the pool. Progress goes to stderr; the summary (the per-gate funnel, the admitted modules,
 seconds per candidate, the mean generator reward) to stdout, or one JSON object with
-`--json`. Exit 0 when the run finished, also when nothing was admitted (an honest result);
-2 on a configuration or usage error.
+`--json`. Why candidates got no completion goes to stderr, one line per cause. Exit 0 when the
+run finished, also when nothing was admitted (an honest result); 1 when a step got no
+completion at all (the endpoint refused or failed every request: that step is not committed,
+so running the command again retries it); 2 on a configuration or usage error.
 """
 
 from __future__ import annotations
@@ -52,6 +54,24 @@ def _summary(s, console) -> None:
                   f"{pool.get('retired', 0)} retired; log {s.log}", highlight=False)
 
 
+CAUSE_CHARS = 300  # a cause's text on the terminal (evolve.jsonl keeps it whole)
+
+
+def _report_failures(s, backend) -> None:
+    """One stderr line per cause of a missing completion, and one when the endpoint refused the
+    grammar: the terminal says what went wrong, not only evolve.jsonl."""
+    import sys
+
+    for cause, n in s.failures():
+        text = cause if len(cause) <= CAUSE_CHARS else cause[:CAUSE_CHARS] + "…"
+        print(f"racesc: warning: {n} of {s.candidates} candidate(s) got no completion: {text}", file=sys.stderr)
+    refused = getattr(backend, "grammar_refused", None)
+    if refused:
+        print(f"racesc: warning: the endpoint refused the generation grammar ({refused[:CAUSE_CHARS]}): candidates "
+              "were asked for again without it; set [generator] constrained = false, or serve with "
+              "`vllm serve MODEL --structured-outputs-config.backend guidance`", file=sys.stderr)
+
+
 def _train(cfg, args) -> int:
     from racesl.cli.common import fail, need
 
@@ -87,7 +107,7 @@ def execute(args) -> int:
 
     try:  # the output policy (racesl.output), before any work: the pool folder and what evolve writes in it
         folder(cfg.pool.dir)
-        why = refusal(Path(cfg.pool.dir, MANIFEST), Path(cfg.pool.dir, LOG))
+        why = refusal(Path(cfg.pool.dir, MANIFEST), Path(cfg.pool.dir, LOG), inputs=[args.config])
     except OutputRefused as e:
         why = str(e)
     if why:
@@ -130,4 +150,9 @@ def execute(args) -> int:
         print_json(summary.to_json())
     else:
         _summary(summary, stdout_console())
+    _report_failures(summary, backend)
+    if summary.stalled is not None:
+        return fail(f"step {summary.stalled}: the generator gave no completion for any of its "
+                    f"{cfg.generator.candidates_per_step} candidate(s) (the causes are above); the step was not "
+                    "committed: fix the endpoint and run the same command again to retry it", 1)
     return 0

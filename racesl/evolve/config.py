@@ -82,7 +82,9 @@ class GeneratorSettings:
     candidates_per_step: int = attrs.field(default=4, validator=whole(1, 10_000))
     steps: int = attrs.field(default=10, validator=whole(0))  # the step the pool should reach
     seed: int = attrs.field(default=0, validator=whole(0))
-    timeout: float = attrs.field(default=120.0, validator=number(0, above=True))  # s, connect to last byte
+    # s a request, connect to last byte. The model gates ask the same backend for replies of up to
+    # [admit] solve_max_tokens (8,192): at 30 tokens a second that is about 270 s
+    timeout: float = attrs.field(default=300.0, validator=number(0, above=True))
     retries: int = attrs.field(default=2, validator=whole(0, 100))
     max_reply_bytes: int = attrs.field(default=16 << 20, validator=whole(1))  # cut off beyond
     # the model gates (review, calibration) ask the generator's backend too (EvoEnv: one

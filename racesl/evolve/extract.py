@@ -8,10 +8,15 @@ the "extract" gate (before parse) and the generator gets the parse penalty.
 from __future__ import annotations
 
 import re
+import time
 
 import attrs
 
 MAX_CHARS = 20_000
+# close_prefix's budget: it parses in evolve's own process (a parse of 20,000 characters takes up
+# to ~0.9 s on a loaded machine), so it stops trying shorter prefixes after this long
+CLOSE_SECONDS = 3.0
+CLOSE_TRIES = 40
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[ \t]*$")
 _ENV = re.compile(r"^\s*env\s+[A-Za-z_]", re.MULTILINE)
 
@@ -84,27 +89,63 @@ def module_text(completion: str, constrained: bool) -> Extracted:
         return Extracted(None, f"the module has {len(text):,} characters, over the {MAX_CHARS:,} allowed", "")
     text, _ = close_prefix(text)
     if not text.strip():
-        return Extracted(None, "the constrained completion has no complete item: it ran out of tokens "
-                               "(raise max_tokens)", "")
+        return Extracted(None, "the constrained completion has no complete item that parses: it ran out of tokens "
+                               "(raise max_tokens), or it is not a module", "")
     return Extracted(text, None, "")
 
 
-def close_prefix(text: str, max_tries: int = 400) -> tuple[str, int]:
+def close_prefix(text: str, max_tries: int = CLOSE_TRIES, budget: float = CLOSE_SECONDS) -> tuple[str, int]:
     """`text` when it parses, else its longest prefix of whole lines that does (and the number of
     lines dropped). A constrained completion cut at max_tokens by a server is a prefix of a
     sentence of the grammar; its last complete statement or item is where the grammar could have
-    ended it, so this is the honest module to judge (the in-process decoder cuts there itself)."""
-    from racesl.diagnostics import has_errors
-    from racesl.syntax.parser import parse_module
+    ended it, so this is the honest module to judge (the in-process decoder cuts there itself).
 
-    def ok(t: str) -> bool:
-        return not has_errors(parse_module(t if t.endswith("\n") else t + "\n")[1])
-
-    if ok(text):
+    Bounded, since it runs in evolve's own process: each failed parse names its first error's
+    line, and every prefix that still holds that whole line fails the same way (a bracket never
+    closed is reported where it opens), so the next try ends before it instead of one line
+    shorter; at most `max_tries` parses and `budget` seconds (then one last try: the prefix
+    before the top-level item holding the first error). No prefix found: ("", all lines)."""
+    deadline = time.monotonic() + budget
+    first = _first_error_line(text)
+    if first is None:
         return text, 0
     lines = text.splitlines(keepends=True)
-    for k in range(len(lines) - 1, max(0, len(lines) - 1 - max_tries), -1):
+    k, error = min(len(lines) - 1, first - 1), first
+    for _ in range(max_tries):
+        if k <= 0 or time.monotonic() >= deadline:
+            break
         head = "".join(lines[:k])
-        if head.strip() and ok(head):
+        if not head.strip():
+            break
+        line = _first_error_line(head)
+        if line is None:
             return head, len(lines) - k
+        error = min(error, line)
+        k = min(k - 1, line - 1)
+    k = _item_start(lines, min(error, len(lines)) - 1)  # out of tries: the items before the first error
+    head = "".join(lines[:k])
+    if k > 0 and head.strip() and _first_error_line(head) is None:
+        return head, len(lines) - k
     return "", len(lines)
+
+
+def _first_error_line(text: str) -> int | None:
+    """The 1-based line of the first parse error of `text`, or None when it parses."""
+    from racesl.syntax.parser import parse_module
+
+    diags = parse_module(text if text.endswith("\n") else text + "\n")[1]
+    lines = [d.span.line for d in diags if d.is_error and d.span is not None]
+    if any(d.is_error and d.span is None for d in diags):
+        lines.append(1)
+    return min(lines) if lines else None
+
+
+def _item_start(lines: list[str], index: int) -> int:
+    """The index of the line starting the top-level item that holds line `index` (0-based): the
+    nearest line at or above it that begins at column 0 with no decorator line right above it."""
+    k = max(0, min(index, len(lines) - 1))
+    while k > 0 and not (lines[k][:1].strip() and lines[k][:1] != "#"):
+        k -= 1
+    while k > 0 and lines[k - 1].startswith("@"):
+        k -= 1
+    return k

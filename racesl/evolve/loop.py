@@ -8,6 +8,11 @@ to `<pool>/evolve.jsonl` (one atomic rewrite; rows of an unfinished earlier atte
 same step are replaced) and the pool's step advances. Starting again continues at the
 pool's step, so an interrupted run resumes; a step whose commit was cut off is redone.
 
+A step in which the generator gave no completion at all (the endpoint refused or failed every
+request) is not committed: its rows are written (so evolve.jsonl says why), the pool's step
+stays, and the run stops there (`EvolveSummary.stalled`), so a rerun retries that step instead of
+skipping it; the CLI exits non-zero.
+
 `Evolver` holds the pieces `--train` (racesl.evolve.grpo) reuses: `prompts(step)` for the
 generator role's rows, `judge(step, i, prompt, completion)` as its reward, `commit(step,
 rows)` after each generation.
@@ -71,6 +76,16 @@ class EvolveSummary:
     retired: list[str] = attrs.field(factory=list)
     pool: dict = attrs.field(factory=dict)  # racesl.pool.Pool.summary()
     log: str | None = None
+    stalled: int | None = None  # the step that got no completion at all (not committed; the run stopped)
+
+    def failures(self) -> list[tuple[str, int]]:
+        """(cause, candidates) of the candidates the generator gave no completion, most common
+        first: one line each on the terminal."""
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            if r.gate == GENERATE:
+                counts[r.reason] = counts.get(r.reason, 0) + 1
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
     @property
     def candidates(self) -> int:
@@ -101,7 +116,8 @@ class EvolveSummary:
                 "last_step": self.last_step, "candidates": self.candidates, "funnel": self.funnel(),
                 "admitted": self.admitted, "retired": self.retired, "reward_mean": self.reward_mean,
                 "seconds": round(self.seconds, 3), "seconds_per_candidate": self.seconds_per_candidate,
-                "pool": self.pool, "log": self.log}
+                "pool": self.pool, "log": self.log, "stalled": self.stalled,
+                "failures": [{"reason": r, "candidates": n} for r, n in self.failures()]}
 
 
 def request_seed(seed: int, step: int, i: int) -> int:
@@ -137,7 +153,9 @@ def constrained(cfg: EvolveConfig, backend) -> bool:
 
         raise ValueError(f"[generator] constrained = true, but {getattr(backend, 'name', 'this backend')} cannot "
                          f"decode under a grammar: {INSTALL}, or set constrained = false")
-    return can if want is None else bool(want)
+    if want is None:  # unset: a local decoder that can; never an endpoint (a server may refuse the field)
+        return can and not getattr(backend, "remote", False)
+    return bool(want)
 
 
 class Evolver:
@@ -163,7 +181,8 @@ class Evolver:
     def prompts(self, step: int) -> list[Prompt]:
         g = self.cfg.generator
         checked = self.ctx.pool_checked()
-        return [build_prompt(checked, g.seed, step, i, system=g.system, constrained=self.constrained)
+        return [build_prompt(checked, g.seed, step, i, system=g.system, constrained=self.constrained,
+                             per_step=g.candidates_per_step)
                 for i in range(g.candidates_per_step)]
 
     def requests(self, step: int, prompts: list[Prompt]) -> list:
@@ -278,12 +297,17 @@ def evolve(cfg: EvolveConfig, backend, *, progress=None, pool=None) -> EvolveSum
     retired: list[str] = []
     n = cfg.generator.candidates_per_step
     total = max(0, cfg.generator.steps - first) * n
+    stalled = None
     try:
         for step in range(first, cfg.generator.steps):
             got = ev.step(step, progress, len(rows), total)
-            retired += ev.commit(step, got)
             rows += got
+            if got and all(r.gate == GENERATE for r in got):  # nothing came back: retry it, never skip it
+                ev._write_rows(step, got)
+                stalled = step
+                break
+            retired += ev.commit(step, got)
     finally:
         ev.close()
     return EvolveSummary(ev.name, first, ev.pool.step, rows, time.perf_counter() - t0, retired, ev.pool.summary(),
-                         str(ev.log_path))
+                         str(ev.log_path), stalled)

@@ -4,15 +4,21 @@ excerpt, and the module to write.
 The inventory counts, per erased type shape (racesl.types.types.erase: what composition
 matches on), the pool environments that produce it (return it) and consume it (take it).
 A shape with few producers or few consumers is where a new environment adds the most
-composition edges, so the prompt asks for one around such a shape and shows 2–3 pool
-environments next to it as examples. Every choice comes from
+composition edges, so rare shapes come up more often; but every shape the pool has (grids,
+graphs, dates, …) is a target in turn: the targets follow a schedule, a seeded order of all
+shapes (Bool excepted) with the RARE rarest ones twice, and candidate i of step s takes entry
+s * per_step + i of it, so any `len(schedule)` consecutive prompts cover every shape. The prompt
+shows 2–3 pool environments next to its target as examples. Every other choice comes from
 item_rng(seed, "evolve", step, i): the same pool, seed, step and index give the same text.
 
-Each example is shown as a complete module (`module` line, the imports and type declarations
-and helpers it uses, then the environment): the shape a candidate must have, which a small model
-copies far better than a bare definition (benchmarks/bench_constrained.py measures both prompts;
-`style="envs"` is the earlier one). Under a grammar (`constrained`) the reply is the module's text
-alone, starting with its `module` line; otherwise one ```races block.
+Each example is shown as a complete module (`module` line, the imports, and every type
+declaration and helper it uses, transitively, then the environment), so it type-checks on its
+own beside the pool (tests/evolve/test_prompt.py checks them): the shape a candidate must have,
+which a small model copies far better than a bare definition (benchmarks/bench_constrained.py
+measures both prompts; `style="envs"` is the earlier one). An environment whose complete module
+is over SNIPPET_CHARS is shown only when too few others are near the target. Under a grammar
+(`constrained`) the reply is the module's text alone, starting with its `module` line; otherwise
+one ```races block.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ import attrs
 from racesl.evolve.excerpt import EXCERPT
 from racesl.sample.seeding import item_rng
 
-RARE = 3  # the target shape is drawn from this many rarest shapes
-SNIPPET_CHARS = 1800  # an example's helpers are left out when it would be longer
+RARE = 3  # these rarest shapes come up twice in each round of the target schedule
+SNIPPET_CHARS = 1800  # an example module longer than this is shown only when nothing shorter is near
 # Bool: two values only — an environment taking it has at most two outputs (nontrivial
 # rejects it) and one returning it is dropped by the compile's Bool filter
 SKIP_SHAPES = ("Bool",)
@@ -77,26 +83,37 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
 
+def _closure(cm, node) -> list:
+    """The module's type declarations and functions `node` needs, transitively (a helper's own
+    helpers and types, a type's types), in module order."""
+    from racesl.syntax import ast as A
+
+    items = [it for it in cm.ast.items if isinstance(it, (A.TypeDecl, A.FuncDef)) and it is not node]
+    used = _words(cm.text[node.span.start:node.span.end])
+    chosen: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for it in items:
+            if id(it) not in chosen and it.name in used:
+                chosen.add(id(it))
+                used |= _words(cm.text[it.span.start:it.span.end])
+                grew = True
+    return [it for it in items if id(it) in chosen]
+
+
 def env_source(checked, env) -> str:
-    """The environment's text (decorators included) with the module's type declarations and
-    helpers it names, in module order; the helpers are dropped when that is too long."""
+    """The environment's text (decorators included) after every type declaration and function
+    of its module it needs, transitively, in module order (types first): nothing it names is
+    left undefined."""
     from racesl.syntax import ast as A
 
     cm = checked.modules[env.module]
     node = env.node
-    own = cm.text[node.span.start:node.span.end]
-    used = _words(own)
-    types, helpers = [], []
-    for it in cm.ast.items:
-        if it is node or getattr(it, "name", None) not in used:
-            continue
-        if isinstance(it, A.TypeDecl):
-            types.append(cm.text[it.span.start:it.span.end])
-        elif isinstance(it, A.FuncDef) and not it.is_env:
-            helpers.append(cm.text[it.span.start:it.span.end])
-    parts = types + helpers + [own]
-    if sum(len(p) for p in parts) > SNIPPET_CHARS:
-        parts = types + [own]
+    need = _closure(cm, node)
+    types = [cm.text[it.span.start:it.span.end] for it in need if isinstance(it, A.TypeDecl)]
+    funcs = [cm.text[it.span.start:it.span.end] for it in need if not isinstance(it, A.TypeDecl)]
+    parts = types + funcs + [cm.text[node.span.start:node.span.end]]
     return "\n\n".join(p.rstrip() for p in parts)
 
 
@@ -116,6 +133,15 @@ def module_source(checked, env) -> str:
         elif isinstance(it, A.Import) and it.module.split(".")[0] in used:
             head.append(f"import {it.module}")
     return "\n".join(head) + "\n\n" + body
+
+
+def schedule(shapes: list[Shape], seed: int) -> list[str]:
+    """The target shapes in turn: every shape once and the RARE rarest a second time, in an
+    order drawn from `seed` (shapes: rarest first, as `inventory` gives them)."""
+    order = [s.name for s in shapes] + [s.name for s in shapes[:RARE]]
+    rng = item_rng(seed, "evolve", "schedule")
+    rng.shuffle(order)
+    return order
 
 
 def _direction(s: Shape) -> str:
@@ -140,9 +166,10 @@ def module_name(step: int, i: int) -> str:
 
 
 def build_prompt(checked, seed: int, step: int, i: int, *, system: str | None = None, constrained: bool = False,
-                 style: str = "modules") -> Prompt:
+                 style: str = "modules", per_step: int = 1) -> Prompt:
     """The prompt for candidate `i` of `step` over the pool `checked` (racesl.check.Checked);
-    `constrained`: the reply is decoded under the generation grammar (no fence)."""
+    `constrained`: the reply is decoded under the generation grammar (no fence); `per_step`: the
+    candidates a step asks for (the target schedule's position is step * per_step + i)."""
     if style not in STYLES:
         raise ValueError(f"style is one of {STYLES}, not {style!r}")
     envs = sorted(checked.envs(), key=lambda e: e.qualname)
@@ -150,14 +177,24 @@ def build_prompt(checked, seed: int, step: int, i: int, *, system: str | None = 
         raise ValueError("the pool has no environments to show the generator")
     rng = item_rng(seed, "evolve", step, i)
     shapes = [s for s in inventory(envs) if s.name not in SKIP_SHAPES] or inventory(envs)
-    target = rng.choice(shapes[:RARE])
+    turns = schedule(shapes, seed)
+    name_of = turns[(step * max(1, per_step) + i) % len(turns)]
+    target = next(s for s in shapes if s.name == name_of)
     k = rng.choice((2, 3))
-    near = sorted(set(target.producers) | set(target.consumers))
-    chosen = rng.sample(near, min(k, len(near)))
-    if len(chosen) < k:
-        rest = [e.qualname for e in envs if e.qualname not in chosen]
-        chosen += rng.sample(rest, min(k - len(chosen), len(rest)))
     by_name = {e.qualname: e for e in envs}
+
+    def fits(q: str) -> bool:
+        return len(module_source(checked, by_name[q])) <= SNIPPET_CHARS
+
+    near = sorted(set(target.producers) | set(target.consumers))
+    short = [q for q in near if fits(q)]
+    chosen = rng.sample(short, min(k, len(short)))
+    if len(chosen) < k:  # too few short ones near the target: the longer near ones, then short others
+        long_near = [q for q in near if q not in chosen]
+        chosen += rng.sample(long_near, min(k - len(chosen), len(long_near)))
+    if len(chosen) < k:
+        rest = [e.qualname for e in envs if e.qualname not in chosen and fits(e.qualname)]
+        chosen += rng.sample(rest, min(k - len(chosen), len(rest)))
     examples = []
     for q in chosen:
         e = by_name[q]
@@ -205,4 +242,6 @@ def generator_prompt(pool, gen_cfg, step: int, slot: int) -> str:
         from racesl.generation.constrained import available
 
         want = available()
-    return build_prompt(checked, int(getattr(gen_cfg, "seed", 0) or 0), step, slot, constrained=bool(want)).text
+    per_step = int(getattr(gen_cfg, "candidates_per_step", 1) or 1)
+    return build_prompt(checked, int(getattr(gen_cfg, "seed", 0) or 0), step, slot, constrained=bool(want),
+                        per_step=per_step).text

@@ -142,6 +142,9 @@ def run_limited(fn, *, memory_mb: int = 2048, cpu_s: int = 600, wall_s: float | 
         data = None if late else here.recv_bytes()
     except (EOFError, OSError):
         data = None
+    except BaseException:  # Ctrl-C in the parent: the child's work is abandoned, not waited for
+        proc.kill()
+        raise
     finally:
         here.close()
         if late:

@@ -164,7 +164,7 @@ def test_read_verdict_is_tolerant():
 def test_all_accept_passes_and_requests_are_seeded():
     fake = FakeBackend(lambda req, i: Reply(("Looks right.\nVERDICT: ACCEPT",)))
     out = outcome({"envs": judge.env_entries(TEXT, names={"weighted_sum"})})
-    cfg = AdmitConfig(seed=7, max_tokens=300)
+    cfg = AdmitConfig(seed=7, review_max_tokens=300)
     assert judge.review_outcome(out, Ctx(fake, cfg)) is None
     reqs = fake.requests
     assert len(reqs) == 3
@@ -177,7 +177,7 @@ def test_all_accept_passes_and_requests_are_seeded():
     assert "env weighted_sum(ds: Digits" in p and "twice the sum" in p and "def weighted(" in p
     assert "VERDICT: ACCEPT" in p
     assert out.scores["review"] == {"envs": 1, "votes": 3, "accept": 3, "reject": 0, "unparsable": 0, "error": 0,
-                                    "per_env": {"weighted_sum": [3, 0, 0, 0]}, "seconds": 0.75}
+                                    "per_env": {"weighted_sum": [3, 0, 0, 0]}, "seconds": 0.75, "cut": 0}
 
 
 def test_same_inputs_same_requests_other_seed_other_seeds():
@@ -283,7 +283,7 @@ def test_calibration_three_of_eight_passes_with_evoenv_score():
     recs = records()
     fake = FakeBackend(solver({1, 4, 6}, recs))
     out = outcome({"instances": recs})
-    cfg = AdmitConfig(seed=3, max_tokens=128)
+    cfg = AdmitConfig(seed=3, solve_max_tokens=128)
     assert judge.calibration_outcome(out, Ctx(fake, cfg)) is None
     s = out.scores["calibration"]
     assert s["solved"] == 3 and s["a_hat"] == 0.375
@@ -341,3 +341,16 @@ def test_calibration_backend_error_does_not_admit():
     reason = judge.calibration_outcome(out, Ctx(FakeBackend(script)))
     assert reason is not None and "backend failed on 1/8" in reason
     assert out.scores["calibration"] == {"instances": 8, "errors": 1, "status": "http_503: overloaded"}
+
+
+def test_a_reply_cut_at_max_tokens_says_which_key_to_raise():
+    """Issue 47: a reasoning model's review cut before its verdict is a reject that says so."""
+    cfg = AdmitConfig(review_max_tokens=64)
+    def cut(req, i):
+        return Reply(("<think>still thinking",), detail="1 of 1 cut at max_tokens (64)")
+
+    out = outcome()
+    reason = judge.review_outcome(out, Ctx(FakeBackend(cut), cfg))
+    assert "3 of them cut at review_max_tokens (64): raise [admit] review_max_tokens" in reason
+    assert out.scores["review"]["cut"] == 3
+    assert judge.refused_by_review(out) == {"weighted_sum": "the model's review 0 rejected, 3 gave no verdict"}

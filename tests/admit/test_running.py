@@ -172,8 +172,9 @@ def test_an_output_type_that_pins_a_value_is_refused_statically(ctx):
     assert reason.endswith("widen the output type so it has values the compile keeps")
     nt = cand.scores["nontrivial"]
     assert nt["static"] == "value"
-    assert nt["envs"] == {"triangle": {"static": None, "condition": False},
-                          "zero": {"static": "value", "condition": False}}  # every env must pass
+    assert nt["envs"]["zero"] == {"static": "value", "condition": False}
+    assert nt["envs"]["triangle"]["static"] is None  # every env is judged, each on its own
+    assert cand.refused == {"zero": reason}  # judged one by one (triangle was never sampled here)
 
 
 def test_a_module_of_conditions_only_is_refused_before_running(ctx):
@@ -190,16 +191,35 @@ def test_a_constant_body_stops_at_nontrivial(runs):
     assert reason.startswith("seven: 1 distinct output(s) in 40 sampled runs (7): a constant; ")
     nt = cand.scores["nontrivial"]
     assert nt["static"] is None
-    assert nt["envs"]["seven"] == {"static": None, "condition": False, "outputs": 40, "distinct": 1, "dropped": 0.0, "filters": {}}
+    assert nt["envs"]["seven"] == {"static": None, "condition": False, "outputs": 40, "distinct": 1, "dropped": 0.0,
+                                   "dropped_count": 0, "filters": {}}
 
 
 def test_always_0_or_1_stops_at_nontrivial(ctx, runs):
     cand, g, reason = runs("zero_one")
     assert g == "nontrivial"
-    assert reason.startswith("odd: 40/40 sampled outputs are values the compile drops (value 40): always 0/1")
+    assert reason.startswith("odd: 40 of 40 sampled outputs are values the compile drops (40 are 0 or 1), more than "
+                             "the 75% allowed; 2 distinct output(s), the most common ")
     assert cand.scores["nontrivial"]["envs"]["odd"]["dropped"] == 1.0
+    assert cand.scores["nontrivial"]["envs"]["odd"]["dropped_count"] == 40
     # were the filters' share allowed, two distinct values are still nearly a constant
     lenient = types.SimpleNamespace(config=AdmitConfig(max_dropped=1.0), solver=ctx.solver)
     again = running.nontrivial(cand, lenient)
     assert again.startswith("odd: 2 distinct output(s) in 40 sampled runs (0, 1): nearly a constant")
 
+
+
+def test_the_dropped_message_says_what_it_measured():
+    """Issue 47: the count is outputs (not a filter's "value"), every filter is named with what
+    it drops, and the distinct outputs are counted, never called "always 0/1"."""
+    from collections import Counter
+
+    from racesl.search.config import Filters
+
+    texts = ["0"] * 20 + ["1"] * 11 + ["777"] * 6 + ["4"] * 3
+    drops = Counter({"value": 31, "big_int": 6})
+    msg = running.dropped_message("f", texts, drops, Filters(), 0.75)
+    assert msg.startswith("f: 37 of 40 sampled outputs are values the compile drops (31 are 0 or 1, 6 are integers "
+                          "beyond ±500), more than the 75% allowed; 4 distinct output(s), the most common 0 ×20, "
+                          "1 ×11, 777 ×6: ")
+    assert "always" not in msg and "value 37" not in msg

@@ -1,6 +1,9 @@
-"""One checked stdlib pool for the prompt tests (checking it costs ~1 s)."""
+"""One checked stdlib pool for the prompt tests (checking it costs ~1 s), and the stub server's
+fixture (tests/support/openai_stub.py)."""
 
 import pytest
+
+from tests.support.openai_stub import openai_stub  # noqa: F401
 
 
 @pytest.fixture(scope="session")

@@ -100,3 +100,64 @@ def test_generator_rows_of_grpo_decode_under_the_grammar(tmp_path):
         ctx.close()
     f = summary["funnel"]
     assert f["candidates"] == 4 and f["extract"] == 0 and f["parse"] == 0, f
+
+
+def _junk_reply(chars: int = 19_000) -> str:
+    """A constrained-looking reply that never parses: a sound module, then an environment whose
+    list never closes, one element a line, up to `chars` characters."""
+    head = TERNARY.replace("module ternary", "module evo_s0_c0") + "\nenv g(x: Int) -> Int:\n    return [\n"
+    lines, k = [head], 0
+    while sum(map(len, lines)) < chars:
+        lines.append(f"        {k} + x,\n")
+        k += 1
+    return "".join(lines)
+
+
+def test_close_prefix_is_bounded_on_a_long_reply_that_never_parses():
+    """One 19,000-character reply once took 112 s (400 parses of it in evolve's own process);
+    the first error's line bounds the scan, and a time budget bounds the rest."""
+    import time
+
+    from racesl.evolve.extract import CLOSE_SECONDS
+
+    junk = _junk_reply()
+    assert 18_000 < len(junk) < 20_000
+    began = time.perf_counter()
+    head, dropped = close_prefix(junk)
+    took = time.perf_counter() - began
+    assert head.startswith("module evo_s0_c0") and "env g" not in head and dropped > 1000
+    assert took < CLOSE_SECONDS + 5, took
+    # a budget of nothing still ends at once, with the items before the first error or nothing
+    began = time.perf_counter()
+    head, _ = close_prefix(junk, budget=0.0)
+    assert time.perf_counter() - began < 5 and "env g" not in head
+
+
+def test_any_reply_gives_a_candidate_or_a_reason_in_bounded_time():
+    """Hypothesis: whatever text a server sends, module_text returns a module text or one reason,
+    within its budget, and a text it returns parses."""
+    import time
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from racesl.diagnostics import has_errors
+    from racesl.evolve.extract import CLOSE_SECONDS
+    from racesl.syntax.parser import parse_module
+
+    pieces = st.sampled_from(["module evo_s0_c0\n", "env f(x: Int) -> Int:\n", '    """Double x."""\n',
+                              "    return (x +\n", "    return 2 * x\n", "def h(\n", "```races\n", "```\n",
+                              "\n", "    ", "\t", "]", "((", '"""', "\ud800", "é", "x = 1\n"])
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(pieces, max_size=60), st.booleans())
+    def run(parts, constrained):
+        text = "".join(parts)
+        began = time.perf_counter()
+        ex = module_text(text, constrained)
+        assert time.perf_counter() - began < CLOSE_SECONDS + 5
+        assert (ex.text is None) != (ex.reason is None)
+        if ex.text is not None and constrained and "```" not in text:
+            assert not has_errors(parse_module(ex.text if ex.text.endswith("\n") else ex.text + "\n")[1])
+
+    run()

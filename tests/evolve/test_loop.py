@@ -112,7 +112,16 @@ def test_a_raising_backend_is_a_row_not_a_crash(tmp_path, fake_gates):
 
     s = evolve(_cfg(tmp_path, n=2), Broken([]))
     assert [r.gate for r in s.rows] == ["generate", "generate"] and "ConnectionError" in s.rows[0].reason
-    assert s.last_step == 1 and not fake_gates
+    assert not fake_gates
+    # no completion at all: the step is not committed (a rerun retries it), but its rows say why
+    assert s.stalled == 0 and s.last_step == 0 and Pool.open(Path(tmp_path, "pool")).step == 0
+    assert s.failures() == [(s.rows[0].reason, 2)] and s.to_json()["stalled"] == 0
+    log = [json.loads(x) for x in (Path(tmp_path, "pool") / "evolve.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["gate"]) for r in log] == [(0, "generate"), (0, "generate")]
+    again = evolve(_cfg(tmp_path, n=2), ScriptedBackend([block(TERNARY), "junk"]))
+    assert again.first_step == 0 and again.last_step == 1 and again.stalled is None and again.admitted == ["ternary"]
+    log = [json.loads(x) for x in (Path(tmp_path, "pool") / "evolve.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["gate"]) for r in log] == [(0, None), (0, "extract")]  # the failed attempt replaced
 
 
 def test_prompts_are_deterministic_and_need_a_writable_pool(tmp_path, fake_gates):

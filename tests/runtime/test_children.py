@@ -52,3 +52,29 @@ def test_a_child_past_its_wall_limit_is_killed():
     with pytest.raises(ChildFailed, match="no result within 0.5 s"):
         run_limited(lambda: time.sleep(30), wall_s=0.5)
     assert time.monotonic() - t0 < 10
+
+
+def test_ctrl_c_in_the_parent_kills_the_child_at_once():
+    """KeyboardInterrupt while waiting for a child (Ctrl-C during `evolve`'s gates) ends the
+    child instead of waiting for its work: the command stops within seconds (issue 47)."""
+    import signal
+    import time
+
+    caught = []
+
+    def interrupt(*_):
+        if not caught:  # (repeated: one that lands in a gc callback is only printed, not raised)
+            raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
+    began = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_limited(lambda: time.sleep(60), wall_s=120, daemon=False)
+        caught.append(True)
+    finally:
+        caught.append(True)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.monotonic() - began < 5
