@@ -98,9 +98,10 @@ def propose(lib, env: EnvSig) -> str | None:
     return _double(f"{head}: {xt} -> {yt}.")
 
 
-def add_examples(lib, envs: list[EnvSig]) -> tuple[dict[str, int], list[str]]:
+def add_examples(lib, envs: list[EnvSig], *, write: bool = True) -> tuple[dict[str, int], list[str], dict]:
     """Insert a proposed sentence into every description of `envs` that has none. Returns
-    (sentences written per file, environments skipped with the reason)."""
+    (sentences written per file, environments skipped with the reason, {file: (old text, new
+    text)}). `write=False` changes no file (what `racesc doc --add-examples --diff` shows)."""
     by_file: dict[str, list[tuple[EnvSig, str]]] = {}
     skipped = []
     for env in envs:
@@ -114,9 +115,9 @@ def add_examples(lib, envs: list[EnvSig]) -> tuple[dict[str, int], list[str]]:
             skipped.append(f"{env.qualname}: no sampled input gives a run to show")
             continue
         by_file.setdefault(env.path, []).append((env, sentence))
-    written = {}
+    written, changes = {}, {}
     for path, items in by_file.items():
-        text = Path(path).read_text(encoding="utf-8")
+        text = old = Path(path).read_text(encoding="utf-8")
         formatted = _formatted(text, path)
         edits = []
         for env, sentence in items:
@@ -132,9 +133,11 @@ def add_examples(lib, envs: list[EnvSig]) -> tuple[dict[str, int], list[str]]:
             text = text[:start] + new + text[end:]
         if formatted:  # keep a file in the canonical layout in it (racesc fmt)
             text = format_source(text, path).text
-        atomic_write(path, lambda tmp, text=text: Path(tmp).write_text(text, encoding="utf-8"))
+        if write:
+            atomic_write(path, lambda tmp, text=text: Path(tmp).write_text(text, encoding="utf-8"))
         written[path] = len(edits)
-    return written, skipped
+        changes[path] = (old, text)
+    return written, skipped, changes
 
 
 def _laid_out(docstring: str, col: int) -> str:

@@ -10,6 +10,7 @@ import attrs
 
 from racesl.check import names as N
 from racesl.check import suggest as SG
+from racesl.check.model import declared_name
 from racesl.diagnostics import Diagnostic, Severity, Span
 from racesl.syntax import ast as A
 from racesl.text import article, plural
@@ -228,7 +229,7 @@ class BodyChecker:
             self.err("E507", f"'{fn.name}' can reach the end of its body without returning a value",
                      fn.name_span, "add a return statement at the end (or `assert False` for unreachable ends)")
         if returns is not None:
-            self._check_returns(fn.body, returns)
+            self._check_returns(fn.body, returns, fn.returns)
         return dict(self.local_types)
 
     def check_predicate(self, e: A.Expr, subject: T.Type = T.ANY) -> None:
@@ -609,18 +610,26 @@ class BodyChecker:
             if s.msg is not None:
                 self.expr(s.msg)
 
-    def _check_returns(self, body, returns: T.Type) -> None:
+    def _check_returns(self, body, returns: T.Type, written=None) -> None:
+        """E303 for a return of another type. The message names the return type as the
+        signature writes it (`Word`), with what it refines where that differs (`a Str`)."""
+        full = str(returns)
+        said = declared_name(written, full) if written is not None else full
+        if said != full and said != str(T.erase(returns)):  # a declared name: say what it stands for
+            said = f"{said} ({article(full)})"
+        elif said != full:  # an inline refinement: as written
+            said = full
         for stmt in body:
             for n in A.walk(stmt):
                 if isinstance(n, A.Return):
                     if n.value is None:
-                        self.err("E303", f"bare return, but the signature promises {returns}", n.span,
+                        self.err("E303", f"bare return, but the signature promises {said}", n.span,
                                  "return a value")
                         continue
                     t = self.infer(n.value)
                     # a newtype's body builds its representation; the return makes it nominal
                     if not (T.compatible(t, returns) or T.compatible(T.unwrap(t), T.unwrap(returns))):
-                        self.err("E303", f"returns {T.erase(t)}, but the signature says {T.erase(returns)}",
+                        self.err("E303", f"returns {T.erase(t)}, but the signature says {said}",
                                  n.value.span, "change the returned value or the declared return type")
 
     def _target(self, t: A.Expr, comprehension: bool = False) -> None:

@@ -6,6 +6,7 @@ with typed `EnvSig`/`HelperSig`s and diagnostics. Bodies are checked by `body.py
 
 from __future__ import annotations
 
+import os
 import string
 
 import attrs
@@ -116,8 +117,10 @@ class ModuleChecker:
                 self.err("E205", "the module declaration must be the first line of the file", d.span,
                          "move `module ...` to the top, or remove it")
             elif d.name != self.name:
-                self.err("E205", f"module '{d.name}' is declared in a file named '{self.name}.races'", d.span,
-                         f"rename the file to {d.name}.races or declare `module {self.name}`")
+                file = os.path.basename(self.path)
+                other = f" or declare `module {self.name}`" if self.name.isidentifier() else ""
+                self.err("E205", f"module '{d.name}' is declared in a file named '{file}'", d.span,
+                         f"rename the file to {d.name}.races{other}")
 
     def _declare(self, items) -> None:
         first: dict[str, Span] = {}
@@ -436,7 +439,8 @@ class ModuleChecker:
                 if len(d.args) != 1 or d.keywords:
                     self.err("E404", "@verify takes one helper", d.span, "@verify(checker)")
                 else:
-                    verify = self._helper_ref(d.args[0], 2, "E406", "a checker helper(input, answer) -> Bool")
+                    verify = self._helper_ref(d.args[0], 2, "E406", "a checker helper(input, answer) -> Bool",
+                                              returns=T.BOOL)
             elif d.name == "laws":
                 for a in d.args:
                     if isinstance(a, A.Name) and a.id in N.LAWS:
@@ -457,7 +461,9 @@ class ModuleChecker:
                                               verify=verify, laws=tuple(laws), generate=generate,
                                               fuel=fuel)
 
-    def _helper_ref(self, e: A.Expr, nparams: int, code: str, what: str) -> str | None:
+    def _helper_ref(self, e: A.Expr, nparams: int, code: str, what: str, returns: T.Type | None = None) -> str | None:
+        """The helper `e` names, with `nparams` parameters (and, given `returns`, declared to
+        return that type: a checker that returns an Int would make every answer but one wrong)."""
         sym = None
         if isinstance(e, A.Name):
             sym = self.scope.lookup(e.id)
@@ -471,6 +477,10 @@ class ModuleChecker:
             return None
         if sym.nparams != nparams:
             self.err(code, f"expected {what}, but it takes {plural(sym.nparams or 0, 'parameter')}", e.span)
+            return None
+        if returns is not None and sym.returns is not None and T.erase(sym.returns) != returns:
+            self.err(code, f"expected {what}, but it is declared to return {T.erase(sym.returns)}", e.span,
+                     f"declare it `-> {returns}`: True when the answer is right for the input")
             return None
         return sym.pyname
 

@@ -95,8 +95,13 @@ def declared_param(env, name: str, fallback) -> str:
     return declared_name(next((p.annotation for p in env.node.params if p.name == name), None), fallback)
 
 
+def declared_types(env) -> tuple[str, str]:
+    """An environment's input and output types as its signature writes them (`Word`, `Int`)."""
+    params = env.node.params
+    return (declared_name(params[0].annotation if params else None, env.input),
+            declared_name(env.node.returns, env.output))
+
+
 def declared_signature(env) -> str:
     """`Bits -> Word`: an environment's input and output types as its signature writes them."""
-    params = env.node.params
-    return (f"{declared_name(params[0].annotation if params else None, env.input)} -> "
-            f"{declared_name(env.node.returns, env.output)}")
+    return " -> ".join(declared_types(env))

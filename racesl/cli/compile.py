@@ -67,6 +67,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="exit 0 even when the audit finds a shortcut (the tasks are written either way; "
                         "without this, such a compile exits 1)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+    p.add_argument("--summary", choices=("short", "full"), default="short",
+                   help="short (default): tasks by operator and size and one line per fact; full: every table "
+                        "(filters, the graph, usage per environment and per shape)")
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object on stdout instead of tables (docs/compile.md)")
 
@@ -227,10 +230,14 @@ def execute(args) -> int:
         missing = need("--format hf", "hf")
         if missing:
             return fail(missing)
-    from racesl.output import OutputRefused, dataset_folder, refusal
+    from racesl.output import OutputRefused, dataset_folder, reading, refusal, sidecar_of
 
-    try:  # the output policy (racesl.output), before any work: hf writes a folder, the others a file
-        why = refusal(out, out + ".library.json") if fmt != "hf" else None
+    # the output policy (racesl.output), before any work: hf writes a folder, the others a file
+    # and its sidecar beside the file the records land in (a link followed); none over an input
+    reading(*paths, *include, args.config_file, cfg.envs if isinstance(cfg.envs, str) else None)
+    try:
+        side = sidecar_of(out, ".library.json") if fmt != "hf" else None
+        why = refusal(out, side) if fmt != "hf" else None
         if fmt == "hf":
             dataset_folder(out)
     except OutputRefused as e:
@@ -313,7 +320,7 @@ def execute(args) -> int:
         # temporary file as batches merge, and an interrupted compile leaves nothing half-written
         with written_together():
             atomic_write(out, lambda tmp: compile_into(tmp, progress))
-            write_sidecar(lib, out + ".library.json", sidecar_extra())
+            write_sidecar(lib, side, sidecar_extra())
 
     try:
         if args.quiet:
@@ -357,7 +364,7 @@ def execute(args) -> int:
                                 len(sample.records) if sample is not None else 0))
     elif not args.quiet:
         console = stdout_console()
-        print_summary(summary, lib, console, out, seconds)
+        print_summary(summary, lib, console, out, seconds, full=args.summary == "full")
         if report is not None:
             line = report.verdict()
             if sample.every > 1:

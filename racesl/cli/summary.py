@@ -111,7 +111,39 @@ def shape_usage(s, lib) -> dict[str, tuple[int, int]]:
     return {shape: (n, uses) for shape, (n, uses) in sorted(out.items())}
 
 
-def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
+WIDE = 100  # narrower terminals get the full summary's table pairs one under the other
+
+
+def _pair(console: Console, a: Table, b: Table) -> None:
+    """Two tables side by side where they fit, else one under the other (at 80 columns two
+    titles side by side wrap into each other)."""
+    from rich.columns import Columns
+
+    if console.width >= WIDE:
+        console.print(Columns([a, b]))
+    else:
+        console.print(a)
+        console.print(b)
+
+
+def _short(s, lib, console: Console) -> None:
+    """The facts of the full summary's tables, a line each."""
+    dropped = s.rejections.most_common()
+    if dropped:
+        head = ", ".join(f"{name} {count:,}" for name, count in dropped[:5])
+        more = f", {len(dropped) - 5} more" if len(dropped) > 5 else ""
+        console.print(f"dropped by filter: {head}{more}", highlight=False)
+    e = s.edges
+    graph = ", ".join(f"{e[k]:,} {k.replace('_', ' ')}" for k in ("proved", "guarded") if k in e)
+    console.print(f"graph: {plural(len(lib.envs), 'environment')}, {graph or 'no'} edges", highlight=False)
+    used = sorted(lib.envs, key=lambda q: (-s.usage[q], q))
+    if used:
+        top = ", ".join(f"{q} {s.usage[q]}" for q in used[:3])
+        console.print(f"usage: most used {top}; {sum(1 for q in used if s.usage[q] == 0)} of {len(used)} unused "
+                      "(`--summary full` shows every table)", highlight=False)
+
+
+def print_summary(s, lib, console: Console, out: str, seconds: float, full: bool = False) -> None:
     console.print(f"[bold]{s.tasks}[/] tasks → {out}   ({s.attempts} attempts, {s.failed} gave up, "
                   f"{s.duplicates} duplicates, {s.executions:,} executions + {s.reused:,} reused; {seconds:.1f} s, "
                   f"{s.tasks / max(s.cpu_seconds, 1e-9):,.0f} tasks/CPU-s, {plural(s.workers, 'worker')})")
@@ -129,6 +161,20 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
         console.print(environments_line(s.environments, len(lib.envs)), highlight=False)
     if s.split:
         console.print(split_line(s.split), highlight=False)
+    if full:
+        _full_tables(s, lib, console)
+    else:
+        _short(s, lib, console)
+    if s.unused:
+        console.print(f"[yellow]{plural(len(s.unused), 'environment')} never used:[/]")
+        for q, why in list(s.unused.items())[:12]:
+            console.print(f"  {q}: {why}", highlight=False)
+        if len(s.unused) > 12:
+            console.print(f"  and {len(s.unused) - 12} more (`--json` lists them all)")
+
+
+def _full_tables(s, lib, console: Console) -> None:
+    """`--summary full`: the filter, graph and usage tables."""
     r = Table(title="expansions dropped, by filter")
     r.add_column("filter")
     r.add_column("dropped", justify="right")
@@ -149,9 +195,7 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
         g.add_row("solver time", f"{sv['seconds']:.2f} s")
     else:
         g.add_row("solver", "off")
-    from rich.columns import Columns
-
-    console.print(Columns([r, g]))
+    _pair(console, r, g)
     used = sorted(lib.envs, key=lambda q: (-s.usage[q], q))
     u = Table(title=f"usage per environment (most and least used of {len(used)})")
     u.add_column("environment")
@@ -171,10 +215,5 @@ def print_summary(s, lib, console: Console, out: str, seconds: float) -> None:
         h.add_row(shape, str(n), f"{uses / n:.0f}")
     if len(shapes) > 16:
         h.add_row(f"… {len(shapes) - 16} more", "", "")
-    console.print(Columns([u, h]))
-    if s.unused:
-        console.print(f"[yellow]{plural(len(s.unused), 'environment')} never used:[/]")
-        for q, why in list(s.unused.items())[:12]:
-            console.print(f"  {q}: {why}", highlight=False)
-        if len(s.unused) > 12:
-            console.print(f"  and {len(s.unused) - 12} more (`--json` lists them all)")
+    _pair(console, u, h)
+

@@ -7,9 +7,9 @@ what follows on the last line; each of those parts is laid out again the same wa
 pair opened is the first one that must be (it holds comments, or it ends in a comma the
 author wrote: the "magic trailing comma" that keeps a list one item per line), else the
 longest one worth opening (its first and last lines fit, and it holds more than either).
-When none is, an expression breaks before its loosest operators: inside brackets as it
-is, in a body's assignment or `return` inside parentheses added for it; else the longest
-pair opens. Brackets are the only place a break may go without a backslash, so a
+When none is, an expression breaks before its loosest operators, or between the literals
+of an implicit string concatenation (one a line): inside brackets as it is, in a body's
+assignment or `return` inside parentheses added for it; else the longest pair opens. Brackets are the only place a break may go without a backslash, so a
 statement with none stays long.
 """
 
@@ -37,7 +37,7 @@ def render(tokens: list[Token], depth: int, nested: bool = False) -> list[str]:
     worth = [g for g in groups if _worth_opening(tokens, g, ind)]
     if worth:
         return _open(tokens, _longest(tokens, worth), depth, nested)
-    if nested and (split := _at_operators(tokens, depth)) is not None:
+    if nested and (split := _at_operators(tokens, depth) or _at_strings(tokens, depth)) is not None:
         return split
     if not nested and (split := _parenthesized(tokens, depth)) is not None:
         return split
@@ -97,9 +97,8 @@ def _operators(tokens: list[Token]) -> list[int]:
     return [i for p, i in found if p == loosest]
 
 
-def _at_operators(tokens: list[Token], depth: int) -> list[str] | None:
-    """Inside brackets: one operand a line, each after the first led by its operator."""
-    cuts = _operators(tokens)
+def _at(tokens: list[Token], cuts: list[int], depth: int) -> list[str] | None:
+    """Inside brackets: the parts between `cuts` one a line (None when there is no cut)."""
     if not cuts:
         return None
     out = []
@@ -108,6 +107,23 @@ def _at_operators(tokens: list[Token], depth: int) -> list[str] | None:
             out += comment_lines(tokens[a].leading, depth)
         out += render(tokens[a:b], depth, nested=True)
     return out
+
+
+def _at_operators(tokens: list[Token], depth: int) -> list[str] | None:
+    """Inside brackets: one operand a line, each after the first led by its operator."""
+    return _at(tokens, _operators(tokens), depth)
+
+
+def _string_breaks(tokens: list[Token]) -> list[int]:
+    """Indices, outside brackets, of string literals right after another: where an implicit
+    concatenation (`"ab" "cd"`) may break inside brackets without changing its value."""
+    return [i for i, t in outermost(tokens) if i > 0 and t.kind == "STRING" and tokens[i - 1].kind == "STRING"]
+
+
+def _at_strings(tokens: list[Token], depth: int) -> list[str] | None:
+    """Inside brackets: adjacent string literals one a line (a word list written as a run of
+    literals is not joined into one line thousands of columns wide)."""
+    return _at(tokens, _string_breaks(tokens), depth)
 
 
 def _parenthesized(tokens: list[Token], depth: int) -> list[str] | None:
@@ -119,7 +135,7 @@ def _parenthesized(tokens: list[Token], depth: int) -> list[str] | None:
     for i, t in outermost(tokens):
         if t.kind == "OP" and t.text.endswith("=") and t.text not in ("==", "!=", "<=", ">="):
             start = i + 1  # after `=` or an augmented assignment's `+=`
-    if start is None or start >= len(tokens) or not _operators(tokens[start:]):
+    if start is None or start >= len(tokens) or not (_operators(tokens[start:]) or _string_breaks(tokens[start:])):
         return None
     opener, closer = synthetic("OP", "("), synthetic("OP", ")")
     closer.trailing, tokens[-1].trailing = tokens[-1].trailing, None

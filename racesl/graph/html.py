@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import html
 
+from racesl.check.model import declared_types
 from racesl.graph.signature import SignatureGraph
-from racesl.types import types as T
 
 SHOWN = 24  # neighbour links per cell before "… and N more"
 
@@ -36,6 +36,11 @@ def _options(values) -> str:
     return "".join(f'<option value="{html.escape(v)}">{html.escape(v)}</option>' for v in sorted(values))
 
 
+def _type(said: str, t) -> str:
+    """A type cell: the name the source writes (`Word`), the full type as its tooltip."""
+    return f'<code title="{html.escape(str(t))}">{html.escape(said)}</code>'
+
+
 def to_html(graph: SignatureGraph, keep: set[str] | None = None) -> str:
     """The page; `keep` limits the rows (and the links) to those environments."""
     rows = []
@@ -45,12 +50,12 @@ def to_html(graph: SignatureGraph, keep: set[str] | None = None) -> str:
         before = [s for s, _ in graph.predecessors(q)]
         after = [d for d, _ in graph.successors(q)]
         tags = "".join(f'<span class="tag">{html.escape(t)}</span>' for t in e.tags)
+        said_in, said_out = declared_types(e)
         rows.append(
             f'<tr class="env" id="{html.escape(q)}" data-module="{html.escape(e.module)}" '
             f'data-tags="{html.escape(" ".join(e.tags))}"><td><b>{html.escape(q)}</b> {tags}<br>'
             f"<small>{html.escape(e.description)}</small></td>"
-            f"<td><code>{html.escape(T.shape_name(e.input))}</code></td>"
-            f"<td><code>{html.escape(T.shape_name(e.output))}</code></td>"
+            f"<td>{_type(said_in, e.input)}</td><td>{_type(said_out, e.output)}</td>"
             f"<td><small>{len(before)}: {_links(before, keep)}</small></td>"
             f"<td><small>{len(after)}: {_links(after, keep)}</small></td></tr>")
     c = graph.counts()

@@ -22,7 +22,7 @@ from typing import Callable, Iterable
 import attrs
 import networkx as nx
 
-from racesl.check.model import EnvSig
+from racesl.check.model import EnvSig, declared_types
 from racesl.types import types as T
 
 PROVED, GUARDED = "proved", "guarded"
@@ -138,6 +138,7 @@ class SignatureGraph:
     def to_json(self) -> str:
         nodes = [{"id": q, "module": e.module, "input": str(e.input), "output": str(e.output),
                   "input_shape": T.shape_name(e.input), "output_shape": T.shape_name(e.output),
+                  **dict(zip(("input_declared", "output_declared"), declared_types(e))),
                   "settings": [s.name for s in e.settings], "tags": list(e.tags), "description": e.description,
                   **({"source": True} if e.source else {})}
                  for q, e in self.envs.items()]

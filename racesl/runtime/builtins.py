@@ -376,8 +376,8 @@ def in_len(y):
 
 
 class SafeRng:
-    """The `rng` a sampler receives: `randint`, `choice`, `sample`, `shuffle` and nothing
-    else reachable from a body (the checker allows no other attribute), backed by a
+    """The `rng` a sampler receives: `randint`, `choice`, `sample`, `shuffle`, `choices` and
+    nothing else reachable from a body (the checker allows no other attribute), backed by a
     `random.Random(seed)` — deterministic for a given seed."""
 
     __slots__ = ("_random",)
@@ -398,6 +398,38 @@ class SafeRng:
 
     def shuffle(self, x):
         self._random.shuffle(x)
+
+    def choices(self, population, weights=None, k=1):
+        """`k` elements drawn with replacement, each in proportion to its integer weight
+        (`weights=[3, 1]`: the first three times as often). Integer weights only: the
+        language has no floats, and integer weights make the draw exact (Python's float
+        cumulative sums round)."""
+        if type(k) is not int or isinstance(k, bool) or k < 0:
+            raise ValueError("rng.choices: k must be a whole number of at least 0")
+        if k > MAX_LEN:
+            raise SizeExceeded(f"rng.choices of {k} elements")
+        if weights is None:
+            return [self._random.choice(population) for _ in range(k)]
+        if len(weights) != len(population) or not population:
+            raise ValueError("rng.choices: one weight for each element of a non-empty population")
+        if any(type(w) is not int or w < 0 for w in weights) or not any(weights):
+            raise ValueError("rng.choices: weights are whole numbers of at least 0, not all 0")
+        total, cum = 0, []
+        for w in weights:
+            total += w
+            cum.append(total)
+        out = []
+        for _ in range(k):
+            r = self._random.randrange(total)  # exact: an integer below the total weight
+            lo, hi = 0, len(cum) - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cum[mid] > r:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            out.append(population[lo])
+        return out
 
     def __repr__(self):
         return "SafeRng(...)"

@@ -168,6 +168,8 @@ def not_a_member(value: Any, t: Type, declared: str, why: str, cut: tuple[str, s
                 "which counts as false")
     if own:
         return f"{shown} is {article(declared)} but outside its refinement ({failed})"
+    if declared == base:  # refinements written inside the type (`Tuple[Int where ..., ...]`): show them
+        declared = str(t)
     if failed is not None:
         return f"{shown} is {article(base)} but not {article(declared)} ({failed})"
     return f"{shown} is {article(base)} but not {article(declared)}: {why}"

@@ -36,9 +36,10 @@ def _dropped(calls: int, wall: float) -> str:
 def why_unused(lib, cfg, env, graph=None, run=None) -> str:
     """One clause: what stops `env` from appearing, found by running it on a few sampled
     inputs through the compile's own filters (deterministic: a fixed per-env seed), with
-    `run` (`lib.run`, or a SandboxRunner's); DROP_AFTER timeouts end the sampling."""
-    if graph is not None and not graph.successors(env.qualname) and not graph.predecessors(env.qualname):
-        return "no environment's output type is its input type, nor its output any one's input"
+    `run` (`lib.run`, or a SandboxRunner's); DROP_AFTER timeouts end the sampling. An
+    environment that no filter lets through is named for that first, even when it has no
+    edge either: the filter is the cause a user can act on (a text limit, not the types)."""
+    isolated = graph is not None and not graph.successors(env.qualname) and not graph.predecessors(env.qualname)
     reasons: Counter = Counter()
     f = cfg.filters
     for i in range(SAMPLES):
@@ -58,6 +59,8 @@ def why_unused(lib, cfg, env, graph=None, run=None) -> str:
         if reasons["timeout"] >= DROP_AFTER:
             return _dropped(reasons["timeout"], f.wall)
     ok = reasons.pop("ok", 0)
+    if ok and isolated:
+        return "no environment's output type is its input type, nor its output any one's input"
     if ok:
         return (f"{ok} of {plural(SAMPLES, 'sampled run')} pass the filters; the chains around it were "
                 "dropped, or it lost to the usage quotas")

@@ -205,6 +205,7 @@ ENTRIES: tuple[Entry, ...] = (
     _m("rng", "choice", 1, 1, result="elem"),
     _m("rng", "sample", 2, 2, guard="count", result="list", infer=False, growth=None),
     _m("rng", "shuffle", 1, 1, result="none"),
+    _m("rng", "choices", 1, 1, kw=("weights", "k"), guard="count", result="list", infer=False, growth=None),
 )
 
 

@@ -45,6 +45,9 @@ def test_formats_sidecar_and_summary(toy, tmp_path):
     """JSONL (with the summary on stdout) and verl's Parquet under its default name; the
     plain Parquet format is covered by tests/search/test_determinism.py."""
     p = run_racesc("compile", toy, "-n", 40, "-o", tmp_path / "a.jsonl", cwd=tmp_path)
+    for text in ("40 tasks", "tasks by operator and size", "dropped by filter: ", "graph: ", "usage: most used"):
+        assert text in p.stdout, text
+    p = run_racesc("compile", toy, "-n", 40, "-o", tmp_path / "a.jsonl", "--summary", "full", cwd=tmp_path)
     for text in ("40 tasks", "tasks by operator and size", "expansions dropped", "signature graph",
                  "usage per environment"):
         assert text in p.stdout, text

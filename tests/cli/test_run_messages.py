@@ -38,6 +38,10 @@ env inline_slow(s: Str where slow_ok(it)) -> Str:
 env count(xs: List[Small] where len(it) <= 3) -> Int:
     """Count the items of xs."""
     return len(xs)
+
+env lcm(p: Tuple[Int where 1 <= it <= 100, Int where 1 <= it <= 100]) -> Int:
+    """Multiply the two numbers of p."""
+    return p[0] * p[1]
 '''
 
 # (environment, arguments, the line racesc writes to stderr)
@@ -60,6 +64,9 @@ GOLDEN = [
      "racesc: input 1: [1, 9] is a List[Int] but not a List[Small]: element 1: 9 violates 0 <= it <= 5"),
     ("count", ["--input", "[1, 2, 3, 4]"],
      "racesc: input 1: [1, 2, 3, 4] is a List[Small] but outside its refinement (len(it) <= 3)"),
+    ("lcm", ["--input", "(0, 3)"],  # refinements inside the type: shown, not the erased type twice
+     "racesc: input 1: (0, 3) is a Tuple[Int, Int] but not a Tuple[Int where 1 <= it <= 100, "
+     "Int where 1 <= it <= 100]: component 0: 0 violates 1 <= it <= 100"),
 ]
 
 

@@ -193,7 +193,7 @@ def test_cli_filter_override_and_summary_counts(toy, tmp_path):
     path, _ = toy
     out = tmp_path / "t.jsonl"
     p = run_racesc("compile", path, "-n", "120", "-o", out, "--operators", "sequential=2-3,parallel=2-3",
-                   cwd=tmp_path)
+                   "--summary", "full", cwd=tmp_path)
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(recs) == 120
     assert not any("toy.parity" in r["chain"] for r in recs)
