@@ -34,6 +34,10 @@ strategy that gets item 1 right with probability q collects at most q.
 
 from __future__ import annotations
 
+import atexit
+import hashlib
+import json
+import os
 from collections import Counter
 
 from racesl.check.model import EnvSig
@@ -95,6 +99,72 @@ def flatten(counts: Counter, share: float) -> float | None:
     return lo
 
 
+class DiskProfiles:
+    """Profiles kept across processes (the solver's cache folder: `RACESL_CACHE_DIR`,
+    `RACESL_NO_CACHE=1` turns it off), one file per library, filters, level and graph digest.
+    A compile's profiles cost it seconds per environment; every later compile of the same
+    library reads them. New profiles are written every SAVE_EVERY and when the process ends
+    (read, merged and replaced atomically: concurrent writers may lose an entry, never a file)."""
+
+    SAVE_EVERY = 32
+
+    def __init__(self, digest: str):
+        from racesl import __version__
+        from racesl.solver.cache import cache_dir
+
+        d = cache_dir()
+        self.path = None if d is None else d / f"profiles-{__version__}-{digest}.json"
+        self.table: dict[str, list] = self._read()
+        self.new: dict[str, list] = {}
+        if self.path is not None:
+            atexit.register(self.save)
+
+    def _read(self) -> dict:
+        if self.path is None:
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    @staticmethod
+    def _key(q: str, ctx: tuple[str, int]) -> str:
+        return f"{q}\x00{ctx[0]}\x00{ctx[1]}"
+
+    def get(self, q: str, ctx: tuple[str, int]) -> tuple | None:
+        got = self.table.get(self._key(q, ctx))
+        if not (isinstance(got, list) and len(got) == 2 and isinstance(got[1], dict)):
+            return None
+        cut, shares = got
+        if cut is not None and not isinstance(cut, float) or not all(isinstance(v, float) for v in shares.values()):
+            return None
+        return cut, shares
+
+    def put(self, q: str, ctx: tuple[str, int], cut: float | None, shares: dict) -> None:
+        self.table[self._key(q, ctx)] = self.new[self._key(q, ctx)] = [cut, shares]
+        if len(self.new) >= self.SAVE_EVERY:
+            self.save()
+
+    def save(self) -> None:
+        if not self.new or self.path is None:
+            return
+        table = {**self._read(), **self.new}
+        self.new = {}
+        # (a temporary file and os.replace, not racesl.atomic: a compile's written_together()
+        # would stage the cache with its outputs)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(table, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except (OSError, ValueError):  # a cache that cannot be written is only a missed speed-up
+            tmp.unlink(missing_ok=True)
+
+
+_DISKS: dict[str, DiskProfiles] = {}  # one per digest in a process (each saves when the process ends)
+
+
 class Outputs:
     """The keep rule for answers, with each environment's profile computed when first asked."""
 
@@ -104,12 +174,33 @@ class Outputs:
         lib = search.lib
         self._names = set(search.names)
         self._key = (getattr(lib, "hash", id(lib)), search.cfg.filters, search.cfg.max_level)
+        self._disk: DiskProfiles | None = None
+
+    def _stored(self) -> DiskProfiles | None:
+        """The on-disk profiles of this library, filters, level and graph (built when first
+        asked: the digest reads every environment's predecessors)."""
+        if self._disk is None and getattr(self.search.lib, "hash", None) is not None:
+            search = self.search
+            parts = [repr(self._key), repr(sorted(search.names)), repr(sorted(search.conditions))]
+            parts += [f"{q}<{self._before(q)!r}" for q in sorted(search.names)]
+            digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+            self._disk = _DISKS.get(digest) or _DISKS.setdefault(digest, DiskProfiles(digest))
+        return self._disk
 
     def _profile(self, env: EnvSig, ctx: tuple[str, int]) -> tuple:
-        """(cut, output shares) of `env` in context `ctx`, or (_NARROW, ...)."""
+        """(cut, output shares) of `env` in context `ctx`, or (_NARROW, ...): from this
+        process's memo, else the disk's (a profile is a function of its key and the graph, so
+        a stored one is exactly what a fresh run gives), else run."""
         key = self._key + (env.qualname, ctx)
         hit = _PROFILES.get(key)
         if hit is not None:
+            return hit
+        disk = self._stored()
+        stored = disk.get(env.qualname, ctx) if disk is not None else None
+        if stored is not None:
+            if len(_PROFILES) >= PROFILES:
+                _PROFILES.clear()
+            hit = _PROFILES[key] = (_NARROW if stored[0] is None else stored[0], stored[1])
             return hit
         search = self.search
         rng = item_rng(0, "outputs", env.qualname, *ctx)
@@ -138,6 +229,8 @@ class Outputs:
         if len(_PROFILES) >= PROFILES:
             _PROFILES.clear()
         hit = _PROFILES[key] = (_NARROW if cut is None else cut, shares)
+        if disk is not None:
+            disk.put(env.qualname, ctx, cut, shares)
         return hit
 
     def _loop(self, env: EnvSig, times: int, rng, lvl: int, stats: Counter) -> str | None:
