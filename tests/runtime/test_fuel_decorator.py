@@ -240,7 +240,7 @@ def test_the_hash_seed_children_apply_the_budget(tmp_path):
     try:
         counts, diags, _ = probe_env(lib, env, 12, 0, seeds=seeds)
         assert counts["ok"] == 12 and diags == []
-        assert min(lib.run(env, x).steps for _, x, _, _, _ in seeds.runs) > DEFAULT_FUEL
+        assert seeds.runs and min(lib.run(env, call[1][0]).steps for _, call, _, _, _ in seeds.runs) > DEFAULT_FUEL
         assert seeds.finish() == []
     finally:
         seeds.close()

