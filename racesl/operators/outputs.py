@@ -181,7 +181,8 @@ class Outputs:
         asked: the digest reads every environment's predecessors)."""
         if self._disk is None and getattr(self.search.lib, "hash", None) is not None:
             search = self.search
-            parts = [repr(self._key), repr(sorted(search.names)), repr(sorted(search.conditions))]
+            parts = [repr(self._key), repr(search.cfg.solver), repr(sorted(search.names)),
+                     repr(sorted(search.conditions))]
             parts += [f"{q}<{self._before(q)!r}" for q in sorted(search.names)]
             digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
             self._disk = _DISKS.get(digest) or _DISKS.setdefault(digest, DiskProfiles(digest))
