@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 from pathlib import Path
+
+from racesl.output import kind as file_kind  # what a st_mode is, when no regular file
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "UserFileError", "describe", "expect", "load_json", "loads_json",
            "read_bytes", "read_text", "regular"]
@@ -37,17 +38,6 @@ class UserFileError(ValueError):
     """A user's file that cannot be used; the message is one line that names the file."""
 
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _kind(mode: int) -> str | None:
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return None if stat.S_ISREG(mode) else "not a regular file"
-
-
 def regular(path, *, what: str = "file", max_bytes: int = MAX_BYTES) -> Path:
     """`path` with symlinks followed, once it is known to be a regular file of at most
     `max_bytes`; UserFileError otherwise (`what` names the file's role in the message)."""
@@ -58,7 +48,7 @@ def regular(path, *, what: str = "file", max_bytes: int = MAX_BYTES) -> Path:
         raise UserFileError(f"{shown}: no such {what}") from None
     except OSError as e:
         raise UserFileError(f"{shown}: cannot read the {what}: {e.strerror or e}") from None
-    kind = _kind(st.st_mode)
+    kind = file_kind(st.st_mode)
     if kind is not None:
         raise UserFileError(f"{shown} is {kind}, not a {what}")
     if st.st_size > max_bytes:

@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, str]] = [
     ("resources", ""),  # where the bundled grammar and stdlib are
     ("text", ""),  # wording helpers (plural, ...)
     ("output", ""),  # the output policy: what a command may write over
-    ("userfiles", ""),  # the one reader of files a user hands us (sidecars, results, configs)
+    ("userfiles", "output"),  # the one reader of files a user hands us (sidecars, results, configs)
     ("atomic", "output"),  # atomic_write: temporary file, then rename (under the output policy)
     ("cache", ""),  # caches bounded by the size of what they hold
     ("templates", ""),  # the operators' prompt templates and their fields
