@@ -28,7 +28,7 @@ from pathlib import Path
 from racesl.output import kind as file_kind  # what a st_mode is, when no regular file
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "UserFileError", "describe", "expect", "load_json", "loads_json",
-           "read_bytes", "read_text", "regular"]
+           "read_bytes", "read_text", "regular", "no_constant", "finite"]
 
 MAX_BYTES = 256 * 2**20
 MAX_DEPTH = 200
@@ -76,14 +76,16 @@ def read_text(path, *, what: str = "file", max_bytes: int = MAX_BYTES) -> str:
         raise UserFileError(f"{os.fspath(path)}: the {what} is not UTF-8 (byte {e.start + 1})") from None
 
 
-def _no_constant(name: str):
+def no_constant(name: str):
+    """json's `parse_constant`: NaN and Infinity are no JSON (RFC 8259)."""
     raise ValueError(f"{name} is no JSON value")
 
 
-def _finite(text: str) -> float:
+def finite(text: str) -> float:
+    """json's `parse_float`: a number a float cannot hold (`1e400`) is refused, not read as inf."""
     x = float(text)
     if not math.isfinite(x):
-        raise ValueError(f"the number {text[:40]} is out of range")
+        raise ValueError(f"the number {text[:40]} is out of range (it would be {x})")
     return x
 
 
@@ -115,7 +117,7 @@ def loads_json(text: str | bytes, *, where: str, max_depth: int = MAX_DEPTH):
     """The JSON value of `text` under the rules of the module docstring; UserFileError
     starting with `where` (a file name, or `FILE:LINE`) otherwise."""
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_unique)
+        value = json.loads(text, parse_constant=no_constant, parse_float=finite, object_pairs_hook=_unique)
     except RecursionError:
         raise UserFileError(f"{where}: not JSON: nested too deeply") from None
     except json.JSONDecodeError as e:

@@ -49,10 +49,6 @@ def _lines(f):
             yield n, raw
 
 
-def _no_constant(name: str):
-    raise ValueError(f"{name} is no JSON value")
-
-
 class Unreadable(tuple):
     """(id or None, why) of a line that cannot be scored."""
 
@@ -65,6 +61,8 @@ def _read_line(raw: bytes | None):
     when the line names one that can be written back."""
     import json
 
+    from racesl.userfiles import no_constant
+
     if raw is None:
         return Unreadable(None, f"line over {MAX_LINE >> 20} MiB")
     try:
@@ -74,7 +72,7 @@ def _read_line(raw: bytes | None):
     if not line.strip():
         return None
     try:
-        row = json.loads(line, parse_constant=_no_constant)
+        row = json.loads(line, parse_constant=no_constant)
     except RecursionError:
         return Unreadable(None, "not JSON: nested too deeply")
     except ValueError as e:  # (a JSONDecodeError, NaN or Infinity, an int past the digit limit)

@@ -11,24 +11,14 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is no JSON value")
-
-
-def _finite(text: str) -> float:
-    x = float(text)
-    if not math.isfinite(x):
-        raise ValueError(f"the number {text[:40]} is out of range (it would be {x})")
-    return x
+from racesl.userfiles import finite, no_constant
 
 
 def loads(raw: bytes | str):
     """The JSON value of `raw`; ValueError for anything RFC 8259 refuses or a float cannot
     hold (RecursionError for nesting too deep)."""
-    return json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+    return json.loads(raw, parse_constant=no_constant, parse_float=finite)
 
 
 dumps = functools.partial(json.dumps, allow_nan=False)
