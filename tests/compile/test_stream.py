@@ -12,11 +12,13 @@ from racesl import resources
 from racesl.records import read_records
 from tests.support.tasks import PYTHON, REPO, run_racesc
 
+# VmHWM: the peak of the program the child runs (ru_maxrss would carry the pytest worker's
+# own peak across fork and exec, and both runs would report that).
 _PEAK = """\
-import resource, sys
+import re, sys
 from racesl.cli.main import main
 code = main(sys.argv[1:])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB, this process's peak
+print(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1))  # KiB
 raise SystemExit(code)
 """
 
