@@ -17,6 +17,10 @@ eval, fmt, admit, evolve, the pool) asks `target(path)` first and writes through
 before asking. Outputs that are folders: `folder(path)` (eval's `-o DIR`: absent or a
 folder) and `dataset_folder(path)` (compile `--format hf`: absent, or a dataset folder that
 racesl saved, which is replaced atomically as a whole; any other folder is refused).
+`work_folder(path)` (train's `--output-dir`, which the trainer fills with files of its own
+naming: weights, `config.json`, tokenizer files, checkpoints): absent or a folder that is not,
+does not lie inside and does not hold anything the command reads (the model folder it starts
+from, above all: saving there would replace the weights it read).
 A refusal is an `OutputRefused`: one line, which the CLI prints with exit 2.
 
 No command writes over its own input. A command names what it reads once, first thing
@@ -52,7 +56,8 @@ from pathlib import Path
 import attrs
 
 __all__ = ["Inputs", "OutputRefused", "command_inputs", "dataset_folder", "folder", "is_stdout", "keep_mode",
-           "kind", "reading", "refusal", "rewriting", "sidecar_of", "sidecar_places", "sidecars", "target"]
+           "kind", "reading", "refusal", "rewriting", "sidecar_of", "sidecar_places", "sidecars", "target",
+           "work_folder"]
 
 STDOUT = "-"
 DATASET_MARKERS = ("dataset_info.json", "state.json")  # what datasets' save_to_disk writes
@@ -347,6 +352,25 @@ def folder(path) -> Path:
                             "(it is created when missing)")
     if not os.access(real, os.W_OK | os.X_OK):
         raise OutputRefused(f"{shown}: the folder is not writable")
+    return real
+
+
+def work_folder(path) -> Path:
+    """A folder a command fills with files whose names it does not choose one by one (the
+    trainer's weights, config.json, tokenizer files, checkpoints): `folder`'s rules, and it may
+    not be, lie inside, or hold anything the command reads (`reading`), since any file in it
+    may be replaced."""
+    shown = _text(path)
+    real = folder(shown)
+    if _INPUTS is not None and not _REWRITING:
+        for given, d in _INPUTS.folders:
+            if d == real:
+                raise OutputRefused(f"{shown}: this output folder is this command's input {given}, whose files "
+                                    "writing into it would replace: give another folder (nothing was written)")
+            if d in real.parents:
+                raise OutputRefused(f"{shown}: this output folder lies inside this command's input {given}: give "
+                                    "another folder (nothing was written)")
+    _clash_folder(shown, real)
     return real
 
 

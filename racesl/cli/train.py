@@ -59,6 +59,25 @@ def _launch(args, cfg) -> int:
     return subprocess.call(cmd)
 
 
+def _refused_output(args, cfg) -> str | None:
+    """The output policy's word on the output folder (`output.work_folder`), with what training
+    reads named first: the config, a task file, and the model when it is a local folder (saving
+    the trained model there would replace the weights it started from)."""
+    import os
+
+    from racesl import output
+
+    model = args.model or cfg.model.path
+    model = os.path.expanduser(model) if model else None
+    inputs = [args.config, cfg.data.tasks, model if model and os.path.isdir(model) else None]
+    output.reading(*inputs)
+    try:
+        output.work_folder(args.output_dir or cfg.launch.output_dir)
+    except output.OutputRefused as e:
+        return str(e)
+    return None
+
+
 def execute(args) -> int:
     import os
     import sys
@@ -71,6 +90,9 @@ def execute(args) -> int:
         cfg = load(args.config, args.set)
     except ConfigError as e:  # a wrong setting, with file:line or --set: one line, exit 2
         return fail(str(e))
+    refused = _refused_output(args, cfg)
+    if refused:
+        return fail(refused)
     if args.launch:
         return _launch(args, cfg)
     missing = need("racesc train", "train")
