@@ -224,6 +224,17 @@ def relation(a: tuple, b: tuple) -> tuple[float, int, str]:
     return best
 
 
+def _step(lib, env, v, cfg) -> tuple[str, object]:
+    """One step of a composition walk: `env` on `v`, as (its canonical answer, its value), or
+    ("!input", None) when `v` is no input of `env`, ("!status", None) when the run fails."""
+    from racesl.runtime.contract import canonical
+
+    if lib.conforms(v, env.input) is not None:
+        return "!input", None
+    r = lib.run(env, v, (), fuel=cfg.fuel, wall=cfg.wall)
+    return (canonical(r.value), r.value) if r.ok else ("!" + r.status, None)
+
+
 def _composed(index: Index, ctx, mine: tuple, shape: str, out_shape: str) -> tuple:
     """((agreement, shared, map), "P1 ; P2") of the depth-2 pool composition nearest to `mine`
     on the probes of `shape`. The pool's side is cached once per index (each P1's outputs on
@@ -267,12 +278,7 @@ def _composed(index: Index, ctx, mine: tuple, shape: str, out_shape: str) -> tup
                     if runs >= MAX_COMPOSITION_RUNS:
                         return best
                     runs += 1
-                    if lib.conforms(v, p2.input) is not None:
-                        got = "!input"
-                    else:
-                        r = lib.run(p2, v, (), fuel=cfg.fuel, wall=cfg.wall)
-                        got = canonical(r.value) if r.ok else "!" + r.status
-                    index.memo[key] = got
+                    got = index.memo[key] = _step(lib, p2, v, cfg)[0]
                 out.append(got)
             r = relation(mine, tuple(out))
             if r[0] > best[0][0]:
@@ -379,9 +385,7 @@ def _repeated(index: Index, ctx, mine: tuple, shape: str) -> tuple:
                     if runs >= MAX_COMPOSITION_RUNS:
                         return best
                     runs += 1
-                    r = lib.run(p, v, (), fuel=cfg.fuel, wall=cfg.wall) if lib.conforms(v, p.input) is None else None
-                    got = index.chained[key] = (canonical(r.value), r.value) if r is not None and r.ok else \
-                        ("!" + (r.status if r is not None else "input"), None)
+                    got = index.chained[key] = _step(lib, p, v, cfg)
                 texts.append(got[0])
                 nxt.append(got[1])
             if len(texts) < len(vals):

@@ -7,19 +7,15 @@ from pathlib import Path
 import pytest
 
 from racesl.admit import contract, front, novelty
-from racesl.admit.context import Context
 from racesl.admit.gates import Candidate
-from racesl.pool import Pool
 
 CANDIDATES = Path(__file__).parent / "candidates"
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    c = Context(Pool.open("stdlib"))
-    c.warm()
-    yield c
-    c.close()
+@pytest.fixture
+def ctx(stdlib_ctx):
+    """The stdlib admission context the admit tests share (conftest), warmed once a session."""
+    return stdlib_ctx
 
 
 def checked(ctx, name):
