@@ -109,7 +109,7 @@ def execute(args) -> int:
         return fail(str(e))
     if os.environ.get("RANK", "0") == "0":
         stream = summary["stream"] or {}
-        lines = [f"trained {summary['steps']} steps in {summary['seconds']:.1f} s → {summary['output_dir']}"]
+        lines = [f"trained {summary['steps']} step{'' if summary['steps'] == 1 else 's'} in {summary['seconds']:.1f} s → {summary['output_dir']}"]
         if stream:
             lines.append(f"tasks streamed: {stream['built']} (failed {stream['failed']}, duplicates "
                          f"{stream['duplicates']}, too long {stream['too_long']}); building took "
