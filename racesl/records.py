@@ -283,11 +283,15 @@ class RecordError(ValueError):
 def _record_lines(path: Path, real: Path):
     """(line number, record) of each non-blank line of a JSONL task file (`real`: the regular
     file `path` names, see racesl.userfiles.regular); RecordError for a line that is not
-    UTF-8 or not JSON racesl.userfiles reads (NaN, 1e400, duplicate keys, nested too deep)."""
-    from racesl.userfiles import UserFileError, loads_json
+    UTF-8 or not JSON racesl.userfiles reads (NaN, 1e400, duplicate keys, nested too deep), or
+    longer than a record may be (MAX_BYTES: read in pieces, a line without end is never held
+    whole). The file itself has no size bound: a compile writes any number of records."""
+    from racesl.userfiles import MAX_BYTES, UserFileError, loads_json
 
     with open(real, "rb") as f:
-        for n, raw in enumerate(f, 1):
+        for n, raw in enumerate(iter(lambda: f.readline(MAX_BYTES + 1), b""), 1):
+            if len(raw) > MAX_BYTES:
+                raise RecordError(f"{path}:{n}: the line is longer than a record may be ({MAX_BYTES:,} bytes)")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -313,7 +317,7 @@ def read_task_records(path: str | Path, prompts: bool = True) -> list[dict]:
     path = Path(path)
     os.stat(path)  # (FileNotFoundError, PermissionError: the caller's one line; never opens)
     try:
-        real = regular(path, what="task file")  # (links followed; a folder, FIFO or device refused)
+        real = regular(path, what="task file", max_bytes=None)  # (links followed; a folder, FIFO or device refused)
     except UserFileError as e:
         raise RecordError(str(e)) from None
     if path.suffix == ".parquet":
@@ -354,7 +358,7 @@ def read_records(path: str | Path) -> list[dict]:
     from racesl.userfiles import UserFileError, regular
 
     try:
-        real = regular(path, what="task file")
+        real = regular(path, what="task file", max_bytes=None)
     except UserFileError as e:
         raise RecordError(str(e)) from None
     return _read_records(real, Path(path))

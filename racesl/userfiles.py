@@ -38,9 +38,10 @@ class UserFileError(ValueError):
     """A user's file that cannot be used; the message is one line that names the file."""
 
 
-def regular(path, *, what: str = "file", max_bytes: int = MAX_BYTES) -> Path:
+def regular(path, *, what: str = "file", max_bytes: int | None = MAX_BYTES) -> Path:
     """`path` with symlinks followed, once it is known to be a regular file of at most
-    `max_bytes`; UserFileError otherwise (`what` names the file's role in the message)."""
+    `max_bytes` (None: any size, for a file its reader takes in bounded pieces, as task files'
+    lines); UserFileError otherwise (`what` names the file's role in the message)."""
     shown = os.fspath(path)
     try:
         st = os.stat(shown)  # follows links; never opens
@@ -51,7 +52,7 @@ def regular(path, *, what: str = "file", max_bytes: int = MAX_BYTES) -> Path:
     kind = file_kind(st.st_mode)
     if kind is not None:
         raise UserFileError(f"{shown} is {kind}, not a {what}")
-    if st.st_size > max_bytes:
+    if max_bytes is not None and st.st_size > max_bytes:
         raise UserFileError(f"{shown}: {st.st_size:,} bytes, more than a {what} may hold ({max_bytes:,})")
     return Path(os.path.realpath(shown))
 

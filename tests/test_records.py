@@ -190,3 +190,22 @@ def test_unknown_format_is_refused(tmp_path):
 
     with pytest.raises(ValueError, match="unknown format 'csv'"):
         RecordWriter(tmp_path / "x", "csv")
+
+
+def test_a_task_file_of_any_size_is_read_and_a_line_past_the_bound_is_refused(records, tmp_path, monkeypatch):
+    """A compile writes any number of records (300,000 stdlib tasks: 786 MB, past the bound a
+    user's JSON file may have), so task files are bounded by the line, not the file: with the
+    bound lowered under the file's size and above each line, every reader still reads it; a
+    longer line is one `FILE:N:` error, read in pieces (never held whole)."""
+    import racesl.userfiles as U
+    from racesl.records import RecordError, read_task_records
+
+    path = tmp_path / "t.jsonl"
+    write_jsonl(records, path)
+    longest = max(len(line) for line in path.read_bytes().splitlines(keepends=True))
+    monkeypatch.setattr(U, "MAX_BYTES", longest)
+    assert path.stat().st_size > U.MAX_BYTES
+    assert read_task_records(path) == read_records(path) == [json.loads(x) for x in path.read_text().splitlines()]
+    monkeypatch.setattr(U, "MAX_BYTES", longest - 1)
+    with pytest.raises(RecordError, match=r"t\.jsonl:\d+: the line is longer than a record may be"):
+        read_task_records(path)
