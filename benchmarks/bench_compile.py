@@ -44,18 +44,36 @@ Jobs:
       of two processes, wall time. Nothing is shared, pickled or copied on write there, so
       it is the ceiling the workers figure can reach in those minutes (shown without a goal).
 
+  (f) cold and warm, `--cold-warm` (a run of its own, results in compile_cold_warm.json): a
+      default compile of the stdlib (`CompileConfig(n=--cold-n, seed)`: every operator, as
+      `racesc compile stdlib -n N` runs), each in a fresh process. Cold: `RACESL_NO_CACHE=1`
+      (no solver edge cache, no answer profiles on disk: what a first compile pays); warm: the
+      same compile again with a cache folder an untimed run filled (what every later compile
+      of that library pays). Each run reports the CPU of checking the sources, of building the
+      `Library`, of `compile_tasks` (its search, the answer profiles it asks, the tasks) and a
+      digest of the tasks it wrote (`--tree DIR` times another tree than this checkout). `--baseline DIR` (a copy of an older tree: its `racesl/`
+      and `stdlib/`) runs the same jobs from that tree, alternated with this one in every
+      round, so before/after figures share the machine's load; the digests say whether both
+      trees wrote the same tasks.
+
     .venv/bin/python benchmarks/bench_compile.py [--n 3000] [--workers-n 12800] [--rounds 3]
         [--gen-pairs 2] [--workers-pairs 3]
+    .venv/bin/python benchmarks/bench_compile.py --cold-warm [--cold-n 1000] [--rounds 3] [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import random
 import signal
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from _common import ROOT, figure, median, write_result
 
@@ -333,6 +351,93 @@ def score_both(pairs, groups, passes: int = SCORE_PASSES) -> dict:
             "ratio": median(ratios), "pass_ratios": ratios}
 
 
+# ---------------------------------------------------------------- (f) cold and warm
+
+_CHILD = r"""
+import hashlib, json, sys, time
+tree, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.path.insert(0, tree)
+from racesl.check import check_paths
+from racesl.compile import compile_tasks
+from racesl.library import Library
+from racesl.records import to_record
+from racesl.search.config import CompileConfig
+import racesl
+assert racesl.__file__.startswith(tree), racesl.__file__
+c0 = time.process_time()
+checked = check_paths([tree + "/stdlib"])
+c1 = time.process_time()
+lib = Library(checked)
+c2 = time.process_time()
+tasks, s = compile_tasks(lib, CompileConfig(n=n, seed=seed))
+c3 = time.process_time()
+h = hashlib.sha256()
+for i, t in enumerate(tasks):
+    h.update(json.dumps(to_record(t, i, seed, lib.hash), sort_keys=True).encode() + b"\n")
+print(json.dumps({"check_cpu_s": c1 - c0, "library_cpu_s": c2 - c1, "compile_cpu_s": c3 - c2,
+                  "total_cpu_s": c3 - c0, "tasks": len(tasks), "digest": h.hexdigest()[:16]}))
+"""
+
+
+def one_compile(tree: Path, n: int, seed: int, cache: str | None) -> dict:
+    """A default stdlib compile from `tree` in a fresh process: cold (`cache` None: no cache
+    at all) or with the cache folder `cache`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RACESL_NO_CACHE", "RACESL_CACHE_DIR")}
+    env.update(OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    if cache is None:
+        env["RACESL_NO_CACHE"] = "1"
+    else:
+        env["RACESL_CACHE_DIR"] = cache
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(tree), str(n), str(seed)], env=env, cwd=str(tree),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cold_warm(args, started: float) -> None:
+    """Job (f): cold and warm compiles of this tree (and of `--baseline`, alternated)."""
+    trees = {"this": Path(args.tree).resolve() if args.tree else ROOT}
+    if args.baseline:
+        trees["baseline"] = Path(args.baseline).resolve()
+    with tempfile.TemporaryDirectory(prefix="races-bench-cache.") as tmp:
+        caches = {name: f"{tmp}/{name}" for name in trees}
+        for name, tree in trees.items():  # fill each tree's cache (untimed)
+            one_compile(tree, args.cold_n, args.seed, caches[name])
+        runs: dict[str, dict[str, list]] = {name: {"cold": [], "warm": []} for name in trees}
+        for r in range(args.rounds):
+            order = list(trees) if r % 2 == 0 else list(trees)[::-1]
+            for name in order:
+                for kind in (("cold", "warm") if r % 2 == 0 else ("warm", "cold")):
+                    got = one_compile(trees[name], args.cold_n, args.seed, None if kind == "cold" else caches[name])
+                    runs[name][kind].append(got)
+            print(f"  round {r}: " + "; ".join(
+                f"{name} cold {runs[name]['cold'][-1]['compile_cpu_s']:.1f} s, warm {runs[name]['warm'][-1]['compile_cpu_s']:.1f} s"
+                for name in trees), flush=True)
+
+    def med(name, kind, key):
+        return median(x[key] for x in runs[name][kind])
+
+    figures, summary = [], {}
+    for name in trees:
+        for kind in ("cold", "warm"):
+            for key, what in (("compile_cpu_s", "compile_tasks"), ("total_cpu_s", "check + Library + compile_tasks")):
+                figures.append(figure(f"{name} tree, {kind}: {what} CPU, stdlib n = {args.cold_n:,}",
+                                      round(med(name, kind, key), 2), "CPU-s"))
+        summary[name] = {kind: {"compile_cpu_s": med(name, kind, "compile_cpu_s"), "digests": sorted(
+            {x["digest"] for x in runs[name][kind]}), "tasks": runs[name][kind][0]["tasks"]} for kind in ("cold", "warm")}
+    if args.baseline:
+        for kind in ("cold", "warm"):  # per round (each pair ran back to back), then the median
+            ratios = [a["compile_cpu_s"] / b["compile_cpu_s"] for a, b in zip(runs["this"][kind], runs["baseline"][kind])]
+            figures.append(figure(f"{kind}: this tree / baseline, compile_tasks CPU", round(median(ratios), 3), "x"))
+        same = summary["this"]["cold"]["digests"] == summary["baseline"]["cold"]["digests"]
+        figures.append(figure("same tasks as the baseline (digest of the records)", int(same), "bool"))
+    details = {"n": args.cold_n, "seed": args.seed, "rounds": args.rounds, "trees": {k: str(v) for k, v in trees.items()},
+               "summary": summary, "runs": runs}
+    path = write_result("compile_cold_warm", figures, details, started)
+    for f in figures:
+        print(f"  {f['figure']}: {f['value']} {f['unit']}")
+    print(f"compile cold/warm [{time.perf_counter() - started:.0f}s] -> {path.name}")
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> None:
@@ -351,8 +456,16 @@ def main() -> None:
                     help="tasks per compile for the 2-vs-1-worker figure (the paper's main-run size)")
     ap.add_argument("--spin-seconds", type=float, default=1.0,
                     help="CPU seconds of one unit of the machine-scaling loop (run after every workers pair)")
+    ap.add_argument("--cold-warm", action="store_true",
+                    help="only job (f): cold and warm default stdlib compiles, each in a fresh process")
+    ap.add_argument("--cold-n", type=int, default=1000, help="tasks per compile of --cold-warm")
+    ap.add_argument("--baseline", help="with --cold-warm: an older tree (its racesl/ and stdlib/) to alternate with")
+    ap.add_argument("--tree", help="with --cold-warm: the tree to time instead of this checkout (its racesl/ and stdlib/)")
     args = ap.parse_args()
     started = time.perf_counter()
+    if args.cold_warm:
+        cold_warm(args, started)
+        return
 
     from racesl.check import check_paths
     from racesl.records import to_record

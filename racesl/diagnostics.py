@@ -130,6 +130,12 @@ CODES: dict[str, str] = {
     "E421": "generator does not fit its environment",
     "E422": "decorator conflicts with @generate",
     "E423": "body missing without @generate",
+    "E430": "invalid layout",
+    "E431": "layout does not fit the environment's types",
+    "E440": "invalid constant",
+    "E441": "constant changed",
+    "E442": "constant shared",
+    "E443": "constant evaluation failed",
     # bodies
     "E500": "construct not allowed",
     "E501": "attribute access not allowed",

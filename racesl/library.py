@@ -20,11 +20,13 @@ import attrs
 from racesl import __version__
 from racesl.cache import Memo
 from racesl.check import Checked, check_paths
-from racesl.check.model import EnvSig
+from racesl.check.model import ConstSig, EnvSig
+from racesl.diagnostics import Diagnostic
 from racesl.lower.budgets import chain_budget, function_budgets
 from racesl.lower.effects import fresh, mutating_functions
 from racesl.lower.module import Lowered
 from racesl.lower.program import load_program
+from racesl.runtime.constants import CONST_FUEL, CONST_WALL, ConstantFailed
 from racesl.runtime.contract import canonical, check_value
 from racesl.runtime.builtins import rng_over
 from racesl.runtime.execute import classify
@@ -44,6 +46,63 @@ AUX_WALL = 1.0  # wall limit (s) of one refinement check or sampler call
 AUX_STRIKES = 3  # timeouts (or worker deaths) of one refinement or sampler before it is not run again
 _MISS = object()  # a refinement check gets its own budget, separate from the body's
 _MAIN = main_thread()
+
+
+# a refinement check cut off, in words (`RefinementCut`, racesl.probe's E610)
+CUT_WORDS = {"fuel": "ran out of steps (fuel)", "timeout": "ran past its wall-clock limit"}
+
+
+class RefinementCut(NoSample):
+    """A drawn value whose refinement check was cut off (`status`: "fuel", "timeout", ...)
+    rather than false: the value may be right, the check needs a larger budget. Its cause is
+    "check" (not the generator's own "fuel"); `pred` is the refinement (its source span locates
+    the diagnostic); `drawn`: which value, and its text (`"input 'abba'"`)."""
+
+    def __init__(self, reason: str, pred: T.Pred, status: str, drawn: str):
+        super().__init__(reason, "check")
+        self.pred = pred
+        self.status = status
+        self.drawn = drawn
+
+
+def _pred_of(t: T.Type, text: str) -> T.Pred | None:
+    """The predicate of normalized text `text` anywhere inside type `t`, or None."""
+    todo, seen = [t], 0
+    while todo and seen < 10_000:
+        seen += 1
+        u = todo.pop()
+        if isinstance(u, T.Refined):
+            for p in u.preds:
+                if p.text == text:
+                    return p
+            todo.append(u.base)
+        elif isinstance(u, T.NewT):
+            todo.append(u.underlying)
+        elif isinstance(u, (T.ListT, T.SetT)):
+            todo.append(u.elem)
+        elif isinstance(u, T.TupleT):
+            todo.extend(u.elems)
+        elif isinstance(u, T.DictT):
+            todo.extend((u.key, u.value))
+    return None
+
+
+class ConstantError(ValueError):
+    """A module constant that could not be evaluated when the library loaded, or whose value
+    is outside its type: one located line (`FILE:LINE:COL: E443 ...`); `diagnostic` holds it."""
+
+    def __init__(self, message: str, diagnostic: Diagnostic | None = None):
+        super().__init__(message)
+        self.diagnostic = diagnostic
+
+    @classmethod
+    def of(cls, c: ConstSig | None, why: str) -> "ConstantError":
+        if c is None:
+            return cls(f"a module constant could not be evaluated: {why}")
+        d = Diagnostic("E443", f"constant '{c.name}' could not be evaluated: {why}", c.span, c.path,
+                       hint="a constant is evaluated once when the library loads, with "
+                            f"{CONST_FUEL:,} steps and {CONST_WALL:g} s; make it smaller or simpler")
+        return cls(f"{c.path}:{c.span.line}:{c.span.col}: E443 {d.message}", d)
 
 
 @attrs.frozen
@@ -83,8 +142,11 @@ class Library:
         module = module if program is not None else py.fix_missing_locations(module)
         self.module, self.param_facts = module, param_facts  # plain Python, before instrumentation
         self.budgets = function_budgets(self.lowered.values())  # @fuel: {function: steps}
-        self.program = program if program is not None else \
-            load_program(module, "<races>", int_params=param_facts, budgets=self.budgets)
+        try:  # (loading evaluates the module constants: racesl.runtime.constants)
+            self.program = program if program is not None else \
+                load_program(module, "<races>", int_params=param_facts, budgets=self.budgets)
+        except ConstantFailed as e:
+            raise ConstantError.of(self._constant(e.pyname), str(e).split(": ", 1)[-1]) from None
         self.envs: dict[str, EnvSig] = {e.qualname: e for e in checked.envs()}
         self.root_envs: list[EnvSig] = checked.envs(only_roots=True)
         h = hashlib.sha256(f"racesl {__version__}\n".encode())
@@ -104,6 +166,21 @@ class Library:
         self._plain_preds: dict | None = None
         self._mutators: frozenset[str] | None = None
         self._env_samplers: dict[str, dict[str, str]] = {}
+        self._check_constants()
+
+    def _constant(self, pyname: str) -> ConstSig | None:
+        return next((c for cm in self.checked.modules.values() for c in cm.constants.values()
+                     if c.pyname == pyname), None)
+
+    def _check_constants(self) -> None:
+        """Each constant's value belongs to its declared type, refinements included (checked
+        once, when the library loads): ConstantError where one does not."""
+        for cm in self.checked.modules.values():
+            for c in cm.constants.values():
+                value = self.program.namespace.get(c.pyname)
+                why = check_value(value, c.type, self.check_pred)
+                if why is not None:
+                    raise ConstantError.of(c, f"its value is outside its type {c.type}: {why}")
 
     @property
     def int_params(self) -> dict[str, frozenset[str]]:
@@ -166,6 +243,27 @@ class Library:
         """`check_pred` uncached, with why it was false when it did not run to an answer:
         the status that cut it off ("fuel", "timeout", ...), else None."""
         return self._pred((pred.module, pred.text), value)
+
+    def refinement_cut(self, value: Any, t: T.Type) -> tuple[T.Pred, str] | None:
+        """The refinement check of `value` against `t` that was cut off, where one was (its
+        predicate and the status that stopped it: "fuel", "timeout", ...): what made `conforms`
+        say no, which is not the same as false. Call it after a failed `conforms` with
+        `last_cut` cleared before: the check that ran is read off `last_cut`; where a cached
+        verdict answered instead, the checks run again, uncached (on failure only)."""
+        if self.last_cut is not None:
+            pred = _pred_of(t, self.last_cut[0])
+            if pred is not None:
+                return pred, self.last_cut[1]
+        found: list[tuple[T.Pred, str]] = []
+
+        def check(pred: T.Pred, x: Any) -> bool:
+            ok, status = self.pred_verdict(pred, x)
+            if status is not None and not found:
+                found.append((pred, status))
+            return ok
+
+        check_value(value, t, check)
+        return found[0] if found else None
 
     def _pred(self, key: tuple[str, str], value: Any) -> tuple[bool, str | None]:
         name = self.preds.get(key)
@@ -387,26 +485,44 @@ class Library:
         return self.sample_param(env, env.input_name, env.input, rng, level)
 
     def draw(self, env: EnvSig, rng: random.Random, level: int) -> tuple[Any, Any]:
-        """A generator environment's instance and its answer, drawn by its @generate helper
-        (racesl.check.generators). Raises NoSample, with the reason, when the helper stops or
-        returns no pair of the environment's input and output types (refinements included)."""
+        """A generator environment's instance and its answer (`draw_instance` without the
+        latent value)."""
+        return self.draw_instance(env, rng, level)[:2]
+
+    def draw_instance(self, env: EnvSig, rng: random.Random, level: int) -> tuple[Any, Any, Any]:
+        """A generator environment's instance, its answer and its latent value (None where the
+        helper draws a pair), drawn by its @generate helper (racesl.check.generators). Raises
+        NoSample, with the reason, when the helper stops or returns no pair (or triple, with a
+        latent: racesl.check.verifiers) of the environment's declared types (refinements
+        included)."""
         name = env.generate.split("__")[-1]
         status, value, detail = self.aux_call(env.generate, (level,), rng)
         if status != "ok":
             raise NoSample(f"generator {name} stopped: {status} ({detail})", status)
-        if type(value) is not tuple or len(value) != 2:
-            raise NoSample(f"generator {name} returned no pair (input, answer)", "outside")
-        for v, t, what in ((value[0], env.input, "input"), (value[1], env.output, "answer")):
+        latent = env.latent
+        if type(value) is not tuple or len(value) != (2 if latent is None else 3):
+            shape = "pair (input, answer)" if latent is None else "triple (input, answer, latent)"
+            raise NoSample(f"generator {name} returned no {shape}", "outside")
+        checks = ((value[0], env.input, "input"), (value[1], env.output, "answer"))
+        if latent is not None:
+            checks += ((value[2], latent, "latent value"),)
+        for v, t, what in checks:
             try:
                 text = canonical(v)
             except (Exception, Cutoff) as exc:
                 raise NoSample(f"generator {name} returned a value too large to use ({type(exc).__name__})",
                                "size") from None
+            self.last_cut = None
             why = self.conforms(v, t, text)
             if why is not None:
                 shown = text if len(text) <= 200 else text[:199] + "…"
+                cut = self.refinement_cut(v, t)
+                if cut is not None:  # (not outside: its check did not run to an answer)
+                    raise RefinementCut(f"generator {name} returned the {what} {shown}, but checking "
+                                        f"`{cut[0].shown}` {CUT_WORDS.get(cut[1], 'stopped: ' + cut[1])}, "
+                                        "which counts as false", *cut, f"{what} {shown}")
                 raise NoSample(f"generator {name} returned the {what} {shown}, outside {t}: {why}", "outside")
-        return value
+        return (value[0], value[1], value[2] if latent is not None else None)
 
     # ------------------------------------------------------------ running
 

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 
 from racesl.diagnostics import Diagnostic, Severity
+from racesl.runtime import grades as V
 from racesl.text import plural
 
 DROP_REASONS = ("assert", "fuel", "timeout", "size", "recursion", "error")
@@ -475,7 +476,8 @@ class SeedProbe:
         for i in range(n):
             level = _level(i, n, max_level)
             try:
-                pair = self.lib.draw(env, item_rng(seed, env.qualname, i), level)
+                pair = self.lib.draw_instance(env, item_rng(seed, env.qualname, i), level)
+                pair = pair if env.latent is not None else pair[:2]  # (what the helper returned)
             except NoSample:
                 continue  # (the sample gate reports a draw that fails: E610)
             self.add_draw(env, (seed, env.qualname, i), level, pair)
@@ -574,6 +576,50 @@ def generator_draws(samples: int, max_level: int) -> int:
     return max(samples, max_level + 1)
 
 
+def generator_failed(lib, env, name: str, failed: list, n: int) -> Diagnostic:
+    """E610 for the draws of generator `name` (`env`'s) that gave no instance (`failed`: their
+    NoSample, of `n` draws), naming the real cause of the first: the helper ran out of steps
+    or time (its budget named, and @fuel's cap for a generator); a refinement check of what it
+    drew was cut off (`RefinementCut`: located at the refinement, with the budget the check
+    had — cut off is not false, the draw may be right); else what it drew is outside the
+    environment's types."""
+    from racesl.library import AUX_FUEL, CUT_WORDS, RefinementCut
+    from racesl.runtime.limits import FUEL_CAP, GENERATOR_FUEL_CAP
+
+    head = f"generator {name} of '{env.name}' failed on {len(failed)} of {n} draws"
+    cuts = [e for e in failed if isinstance(e, RefinementCut)]
+    if cuts:
+        e = cuts[0]
+        p = e.pred
+        fn = lib.preds.get((p.module, p.text))
+        steps = lib.limits(fn, AUX_FUEL)[0] if fn is not None else AUX_FUEL
+        words = CUT_WORDS.get(e.status, "was stopped: " + e.status)
+        if e.status == "fuel":
+            hint = (f"the check had {plural(steps, 'step')}: raise @fuel(...) on the helper the refinement "
+                    f"calls (at most {FUEL_CAP:,}), or write the condition as such a helper (`where valid(it)` "
+                    f"with @fuel(N) on `def valid`; a condition written in place gets {plural(AUX_FUEL, 'step')}), "
+                    "or make it cheaper")
+        else:
+            hint = "make the refinement's check cheaper, or check the condition in the generator instead"
+        span, path = (p.span, p.path) if p.path else (env.span, env.path)
+        drawn = e.drawn if len(e.drawn) <= 80 else e.drawn[:79] + "…"
+        return Diagnostic("E610", f"{head}: the refinement check `{p.shown}` {words} on {len(cuts)} of them "
+                          f"(first: on the {drawn}), which counts as false, not as a violation",
+                          span, path, Severity.ERROR, hint)
+    e = failed[0]
+    steps, wall = lib.limits(env.generate, AUX_FUEL)
+    if e.cause == "fuel":
+        hint = (f"{name} had {plural(steps, 'step')} a draw: raise @fuel(...) on '{name}' (at most "
+                f"{GENERATOR_FUEL_CAP:,} for a @generate helper), or bound its loops by `level`")
+    elif e.cause == "timeout":
+        hint = (f"{name} had {wall:g} s a draw (a draw gets 30 s at most, whatever its @fuel): make it "
+                "cheaper, e.g. bound its search by `level`")
+    else:
+        hint = (f"{name} must return (input, answer) with the input in {env.input} and the answer in "
+                f"{env.output}, refinements included")
+    return Diagnostic("E610", f"{head} (first: {e})", env.span, env.path, Severity.ERROR, hint)
+
+
 def probe_generator(lib, env, samples: int, seed: int, runner=None, on_run=None,
                     seeds: "SeedProbe | None" = None,
                     max_level: int = DEFAULT_MAX_LEVEL) -> tuple[Counter, list[Diagnostic], float]:
@@ -586,7 +632,7 @@ def probe_generator(lib, env, samples: int, seed: int, runner=None, on_run=None,
     runner = runner or lib.run
     diags: list[Diagnostic] = []
     counts: Counter = Counter()
-    failed: list[str] = []
+    failed: list[NoSample] = []
     reported: set[str] = set()
     name = env.generate.split("__")[-1]
     has_body = bool(env.node.body)
@@ -602,25 +648,25 @@ def probe_generator(lib, env, samples: int, seed: int, runner=None, on_run=None,
         level = _level(i, n, max_level)
         try:
             rng = item_rng(seed, env.qualname, i)
-            x, o = lib.draw(env, rng, level)
+            x, o, latent = lib.draw_instance(env, rng, level)
             st = lib.sample_settings(env, rng, level)
-            again = lib.draw(env, item_rng(seed, env.qualname, i), level)
+            again = lib.draw_instance(env, item_rng(seed, env.qualname, i), level)
         except NoSample as e:
             counts["no sample"] += 1
-            failed.append(str(e))
+            failed.append(e)
             continue
         pair = (canonical(x), canonical(o))
-        if (canonical(again[0]), canonical(again[1])) != pair:
+        if (canonical(again[0]), canonical(again[1])) != pair or canonical(again[2]) != canonical(latent):
             diag("E611", f"generator {name} drew ({pair[0]}, {pair[1]}) once and ({canonical(again[0])}, "
                  f"{canonical(again[1])}) the next time from the same seed",
                  "draw only through rng (rng.choice, rng.randint, rng.shuffle), and sort before choosing from a set")
         elif seeds is not None:
-            seeds.add_draw(env, (seed, env.qualname, i), level, (x, o))
+            seeds.add_draw(env, (seed, env.qualname, i), level, (x, o) if env.latent is None else (x, o, latent))
         shown = f"{env.name}({', '.join((pair[0],) + tuple(canonical(v) for v in st))})"
         at = f" at level {level}"
         if env.verify is not None:
-            out = lib.program.call(env.verify, (x, o))
-            if out.status != "ok" or out.value is not True:
+            out = lib.program.call(env.verify, V.args(env, x, o, latent))
+            if not V.full(env, out.status, out.value):  # (a graded checker: its full grade)
                 diag("E612", f"the checker of '{env.name}' rejects the generator's answer {pair[1]} for "
                      f"{shown}{at}", f"every drawn answer must be right: fix {name} or the @verify checker")
         if has_body:
@@ -634,10 +680,7 @@ def probe_generator(lib, env, samples: int, seed: int, runner=None, on_run=None,
         if on_run is not None:
             on_run(x, st, Run(o, "ok", 0))
     if failed:
-        diag("E610", f"generator {name} of '{env.name}' failed on {counts['no sample']} of {n} draws "
-             f"(first: {failed[0]})",
-             f"{name} must return (input, answer) with the input in {env.input} and the answer in "
-             f"{env.output}, refinements included")
+        diags.append(generator_failed(lib, env, name, failed, n))
     from racesl.catalogue.diagnose import example_diagnostics
 
     diags += example_diagnostics(lib, [env], runner)  # its worked examples: the body's or the checker's verdict

@@ -127,3 +127,40 @@ def problem(op: str, text: str, require: bool = True) -> str | None:
 
 def _braced(names) -> str:
     return " ".join("{" + n + "}" for n in names)
+
+
+class Block(str):
+    """A field's text that is a fenced block (a value laid out by `@layout`: racesl.types.layout),
+    which `fill` places on lines of its own."""
+
+
+def fill(text: str, **values) -> str:
+    """`text.format(**values)`, with each `Block` value on lines of its own: the spaces before
+    it end their line, and after it the spaces and one mark of punctuation that ended the
+    value's sentence (`{x0}. The operations ...` → the block, then `The operations ...`) give
+    way to a line break. Without a Block it is exactly `str.format`, so prompts that lay
+    nothing out stay byte-identical."""
+    if not any(type(v) is Block for v in values.values()):
+        return text.format(**values)
+    fmt = string.Formatter()
+    out: list[str] = []
+    after = False  # the previous piece was a block
+    for literal, name, spec, conv in fmt.parse(text):
+        if after:
+            rest = literal.lstrip(" \t")
+            if rest[:1] in (".", ",", ";", ":"):
+                rest = rest[1:].lstrip(" \t")
+            literal = rest if rest[:1] == "\n" or (not rest and name is None) else "\n" + rest
+            after = False
+        out.append(literal)
+        if name is None:
+            continue
+        value = values.get(name) if name in values else None
+        if type(value) is Block and not spec and not conv:
+            head = "".join(out).rstrip(" \t")
+            out = [head + ("\n" if head and not head.endswith("\n") else ""), value]
+            after = True
+            continue
+        out.append(fmt.vformat("{" + name + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}",
+                               (), values))
+    return "".join(out)

@@ -85,7 +85,7 @@ def check(cand: Candidate, ctx) -> str | None:
     from racesl.check import Checked, check_loaded
     from racesl.check.checker import ModuleChecker
     from racesl.check.loader import Loader
-    from racesl.library import Library
+    from racesl.library import ConstantError, Library
 
     pool_checked = ctx.pool_checked()
     name = module_name(cand, set(ctx.pool_sources()))
@@ -116,9 +116,12 @@ def check(cand: Candidate, ctx) -> str | None:
     cand.checked = checked
     lowered = ctx.pool_lowered()
     own = imported(name, loader.sources)
-    cand.own_lib = Library(Checked({m: cm for m, cm in checked.modules.items() if m in own}, [name], []),
-                           lowered=lowered)
-    cand.lib = extended_library(ctx.pool_lib(), checked, cand.own_lib)
+    try:
+        cand.own_lib = Library(Checked({m: cm for m, cm in checked.modules.items() if m in own}, [name], []),
+                               lowered=lowered)
+        cand.lib = extended_library(ctx.pool_lib(), checked, cand.own_lib)
+    except ConstantError as e:  # a module constant that does not evaluate (E443): the module's fault
+        return str(e)
     return _worked_examples(cand, ctx)
 
 

@@ -86,11 +86,12 @@ def unsound(cand, ctx) -> str | None:
     refused, or None; its numbers go to `cand.scores["contract"]["verify"]`."""
     from racesl.runtime.contract import canonical
     from racesl.lower.effects import fresh
+    from racesl.runtime.grades import grade
 
     lib = cand.own_lib or cand.lib
     rows: dict = {}
     for env in cand.envs:
-        if env.verify is None:
+        if env.verify is None or env.latent is not None:  # (a latent checker needs the drawn value)
             continue
         runs = [(x, r.value) for x, _, r in cand.outputs.get(env.qualname, ()) if r.ok][:INPUTS]
         if len(runs) < MIN_INPUTS:
@@ -105,7 +106,7 @@ def unsound(cand, ctx) -> str | None:
                 tried += 1
                 out = lib.program.call(env.verify, (fresh(x), fresh(value)), fuel=ctx.config.fuel,
                                        wall=ctx.config.wall)
-                accepted += out.status == "ok" and out.value is True
+                accepted += float(grade(env, out.status, out.value) or 0)  # (a graded checker: its grade)
             share = accepted / tried if tried else 0.0
             if tried >= MIN_INPUTS and share > worst[0]:
                 worst = (share, text, accepted, tried)

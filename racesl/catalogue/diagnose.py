@@ -30,7 +30,8 @@ def example_diagnostics(lib, envs, runner=None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for env in envs:
         found = sentences(env.description)
-        judge = not (env.generate is not None and not env.node.body and env.verify is None)
+        judge = not (env.generate is not None and not env.node.body
+                     and (env.verify is None or env.latent is not None))  # (a latent checker needs a draw)
         for s in found:
             span = _locate(lib, env, s.start, s.end)
             if s.example is None and s.prose:
@@ -50,8 +51,9 @@ def example_diagnostics(lib, envs, runner=None) -> list[Diagnostic]:
             if not judge:
                 out.append(Diagnostic(
                     "W603", f"cannot check the worked example {_call(env, s.example)}: the generator environment "
-                    f"'{env.name}' has no body and no @verify checker to judge its output", span, env.path,
-                    Severity.WARNING,
+                    f"'{env.name}' has no body and " + ("no @verify checker to judge its output" if env.verify is None
+                                                        else "its @verify checker needs a drawn latent value"), span,
+                    env.path, Severity.WARNING,
                     "add a @verify checker (it judges the example's output), or remove the sentence: a drawn "
                     "answer is never computed, so nothing holds the example to it"))
                 continue

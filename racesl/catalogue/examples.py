@@ -36,6 +36,7 @@ import re
 import attrs
 
 from racesl.check.model import EnvSig
+from racesl.runtime import grades as V
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.syntax.braces import shown
 
@@ -254,19 +255,19 @@ def run(lib, env: EnvSig, ex: Example, runner=None) -> Checked:
         why = lib.conforms(v, s.type)
         if why is not None:
             return Checked(env.qualname, ex, None, f"setting {s.name} = {canonical(v)} is not valid: {why}")
-    if env.generate is not None and not env.node.body and env.verify is not None:
+    if env.generate is not None and not env.node.body and env.verify is not None and env.latent is None:
         # a generator environment without a body: its checker is the only judge of an answer
         status, value, _ = lib.aux_call(env.verify, (ex.input, ex.output))
-        if not (status == "ok" and value is True):
+        if not V.full(env, status, value):  # (a graded checker: its full grade)
             return Checked(env.qualname, ex, None, "the checker rejects the example's output")
         return Checked(env.qualname, ex, None, None)
     r = (runner or lib.run)(env, ex.input, settings)
     if not r.ok:
         return Checked(env.qualname, ex, None, f"the run on the example's input stopped: {r.status}")
     got = canonical(r.value)
-    if env.verify is not None:  # several answers are right: the verifier judges the example's
-        status, value, _ = lib.aux_call(env.verify, (ex.input, ex.output))
-        if not (status == "ok" and value is True):
+    if env.verify is not None and env.latent is None:  # several answers are right: the verifier judges
+        status, value, _ = lib.aux_call(env.verify, (ex.input, ex.output))  # the example's (at full grade)
+        if not V.full(env, status, value):
             why = f"the verifier rejects the example's output (one right answer: {got})"
             return Checked(env.qualname, ex, got, why)
         return Checked(env.qualname, ex, got, None)

@@ -8,7 +8,9 @@ from typing import Callable
 
 import attrs
 
+from racesl.check import constants as C
 from racesl.check import names as N
+from racesl.check import rngs as R
 from racesl.check import suggest as SG
 from racesl.check.model import declared_name
 from racesl.diagnostics import Diagnostic, Severity, Span
@@ -22,13 +24,13 @@ from racesl.types.builtins import ITER_BUILTINS
 class Symbol:
     """A module-level name as a body sees it."""
 
-    kind: str  # "env" | "helper" | "type" | "module"
+    kind: str  # "env" | "helper" | "type" | "module" | "const"
     qualname: str  # "numbers.fibonacci" / module name for kind == "module"
     pyname: str | None = None
     nparams: int | None = None  # for functions
     params: tuple[str, ...] = ()
     returns: T.Type | None = None
-    type: T.Type | None = None  # for kind == "type"
+    type: T.Type | None = None  # for kind == "type"; a constant's declared type for "const"
     span: Span | None = None
     path: str | None = None
     imported: bool = False
@@ -199,6 +201,10 @@ class BodyChecker:
         # resolutions the lowering needs: id(node) -> python name
         self.resolved: dict[int, str] = {}
         self._order_free: set[int] = set()  # generator expressions handed to an ORDER_FREE builtin
+        self.rngs: set[str] = set()  # locals that hold a sampler's rng: `rng`, and `sub = rng.fork(...)`
+        self._roots: list[A.Node] = []  # the statements (or expression) being checked, innermost last
+        self._parent_maps: dict[int, dict[int, A.Node]] = {}  # id(root) -> id(node) -> its parent
+        self._const_seen: set[int] = set()  # constant references already judged
 
     def err(self, code: str, msg: str, span: Span, hint: str | None = None,
             severity: Severity = Severity.ERROR) -> None:
@@ -222,6 +228,7 @@ class BodyChecker:
                     _assigned_names(n.target, targets)
                 for t in targets:
                     self.locals.add(t.id)
+        self.rngs = R.rng_locals(fn.body, params)
         self._infer_locals(fn.body, params)
         self._stmts(fn.body)
         if returns is not None and not always_exits(fn.body) and "#recovered" not in self.scope.skipped \
@@ -232,10 +239,30 @@ class BodyChecker:
             self._check_returns(fn.body, returns, fn.returns)
         return dict(self.local_types)
 
+    def check_constant(self, value: A.Expr, declared: T.Type | None) -> T.Type:
+        """A module constant's value: the expression's rules, with no locals (it may read the
+        constants above it and call helpers); E440 when its type is not the declared one.
+        Returns the inferred type."""
+        self.locals, self.local_types = set(), {}
+        self._roots.append(value)
+        try:
+            self.expr(value)
+        finally:
+            self._roots.pop()
+        t = self.infer(value)
+        if declared is not None and not (T.compatible(t, declared) or T.compatible(T.unwrap(t), T.unwrap(declared))):
+            self.err("E440", f"this value is {article(str(T.erase(t)))}, but the constant is declared {declared}",
+                     value.span, "change the value or the declared type")
+        return t
+
     def check_predicate(self, e: A.Expr, subject: T.Type = T.ANY) -> None:
         self.locals = {"it"}
         self.local_types = {"it": subject}
-        self.expr(e)
+        self._roots.append(e)
+        try:
+            self.expr(e)
+        finally:
+            self._roots.pop()
         t = self.infer(e)
         if not isinstance(t, (T.BoolT, T.AnyT)):
             self.err("E302", f"a refinement must be a Bool predicate over 'it', this is {t}", e.span,
@@ -328,6 +355,16 @@ class BodyChecker:
         if isinstance(e, A.Name):
             if self._is_local(e.id):
                 return self._lookup_local(e.id) or T.ANY
+            sym = self.scope.symbols.get(e.id)
+            if sym is not None and sym.kind == "const" and sym.type is not None:
+                return sym.type
+            return T.ANY
+        if isinstance(e, A.Attribute) and isinstance(e.value, A.Name) and not self._is_local(e.value.id):
+            mod = self.scope.symbols.get(e.value.id)
+            if mod is not None and mod.kind == "module":
+                sym = self.scope.member(mod.qualname, e.attr)
+                if sym is not None and sym.kind == "const" and sym.type is not None:
+                    return sym.type
             return T.ANY
         if isinstance(e, A.Compare):
             return T.BOOL
@@ -460,8 +497,10 @@ class BodyChecker:
                 if mod is not None and mod.kind == "module":
                     sym = self.scope.member(mod.qualname, f.attr)
                     return sym.returns if sym is not None and sym.returns is not None else T.ANY
-            rt = T.shape(T.unwrap(self.infer(f.value)))
             m = f.attr
+            if isinstance(f.value, A.Name) and f.value.id in self.rngs and self._is_local(f.value.id):
+                return {"randint": T.INT, "fraction": T.TupleT((T.INT, T.INT))}.get(m, T.ANY)
+            rt = T.shape(T.unwrap(self.infer(f.value)))
             if isinstance(rt, T.StrT):
                 if m in ("upper", "lower", "strip", "replace", "zfill", "title", "swapcase", "join"):
                     return T.STR
@@ -574,6 +613,32 @@ class BodyChecker:
             return
 
     def _stmt(self, s) -> None:
+        self._roots.append(s)
+        try:
+            self._stmt_inner(s)
+        finally:
+            self._roots.pop()
+
+    def _is_constant_name(self, name: str) -> bool:
+        sym = self.scope.symbols.get(name)
+        return sym is not None and sym.kind == "const"
+
+    def _constant_use(self, ref: A.Expr, shown: str, sym: Symbol) -> None:
+        """E441/E442 when this read of a mutable constant could change it or hand it on
+        (racesl.check.constants.use_diagnostic); reading it is free."""
+        if id(ref) in self._const_seen or not self._roots or not C.is_mutable(sym.type):
+            return
+        self._const_seen.add(id(ref))
+        root = self._roots[0]
+        parents = self._parent_maps.get(id(root))
+        if parents is None:
+            parents = self._parent_maps[id(root)] = C.parent_map(root)
+        found = C.use_diagnostic(ref, shown, sym.type, parents, self._is_builtin,
+                                 lambda r: isinstance(r, A.Name) and r.id in self.rngs and self._is_local(r.id))
+        if found is not None:
+            self.err(found[0], found[1], ref.span, found[2])
+
+    def _stmt_inner(self, s) -> None:
         if isinstance(s, A.Assign):
             for t in s.targets:
                 self._target(t)
@@ -644,6 +709,10 @@ class BodyChecker:
             elif t.id in N.BUILTINS or t.id in N.CONSTANTS:
                 self.err("E508", f"assignment to '{t.id}' would shadow a builtin", t.span,
                          "pick another name")
+            elif not comprehension and self._is_constant_name(t.id):
+                self.err("E441", f"'{t.id}' is a module constant; assigning to it would change it", t.span,
+                         f"constants are fixed when the library loads; use a local of another name, "
+                         f"e.g. {t.id.lower()}_left = list({t.id})")
             elif not comprehension and self.scope.symbols.get(t.id) is not None:
                 self.err("E508", f"assignment to '{t.id}' would shadow a module-level name", t.span,
                          "pick another name; only a comprehension's variable may reuse it "
@@ -688,6 +757,8 @@ class BodyChecker:
                          f"refer to one of its names: {e.id}.NAME")
             else:
                 self.resolved[id(e)] = sym.pyname
+                if sym.kind == "const":
+                    self._constant_use(e, e.id, sym)
             return
         if e.id in N.BUILTINS:
             return
@@ -734,6 +805,8 @@ class BodyChecker:
             self.err("E305", f"'{e.value.id}.{e.attr}' is a type, not a value", e.span)
         elif member.pyname:
             self.resolved[id(e)] = member.pyname
+            if member.kind == "const":
+                self._constant_use(e, f"{e.value.id}.{e.attr}", member)
         return member
 
     def _e_Compare(self, e: A.Compare) -> None:
@@ -888,7 +961,7 @@ class BodyChecker:
             return
         self.expr(f.value)
         rt = T.shape(T.unwrap(self.infer(f.value)))
-        is_rng = isinstance(f.value, A.Name) and f.value.id == "rng" and self._is_local("rng")
+        is_rng = isinstance(f.value, A.Name) and f.value.id in self.rngs and self._is_local(f.value.id)
         if is_rng:
             table, what = N.RNG_METHODS, "rng"
         elif isinstance(rt, T.StrT):

@@ -11,13 +11,16 @@ import string
 
 import attrs
 
+from racesl.check import constants as C
 from racesl.check import fuel as F
+from racesl.check import layout as LO
 from racesl.check import generators as G
 from racesl.check import names as N
 from racesl.check import settings as S
+from racesl.check import verifiers as V
 from racesl.check.body import BodyChecker, Scope, Symbol, has_unknown
 from racesl.check.loader import Source
-from racesl.check.model import CheckedModule, EnvSig, HelperSig, Setting
+from racesl.check.model import CheckedModule, ConstSig, EnvSig, HelperSig, Setting
 from racesl.diagnostics import Diagnostic, Label, Severity, Span
 from racesl.syntax import ast as A
 from racesl.syntax import braces
@@ -95,16 +98,21 @@ class ModuleChecker:
         for it in items:
             if isinstance(it, A.TypeDecl):
                 self._type_decl(it)
+        consts = [it for it in items if isinstance(it, A.ConstDef)]
+        for c in consts:
+            self._constant_type(c)
         funcs = [it for it in items if isinstance(it, A.FuncDef)]
         for fn in funcs:
             self.check_signature(fn)
+        self._constants(consts, funcs)
         for fn in funcs:
             self.check_body(fn)
         for fn in funcs:
             if fn.is_env and fn.name in self.out.envs:
                 self.check_env_extras(fn)
+        F.role_caps(self)  # E411: a helper's @fuel past FUEL_CAP needs a @generate/@verify role
         self._unused_imports(items)
-        self.out.exports = {k: v for k, v in self.symbols.items() if v.kind in ("env", "helper", "type")
+        self.out.exports = {k: v for k, v in self.symbols.items() if v.kind in ("env", "helper", "type", "const")
                             and not v.imported}
         self.out.local_types = self.local_types
         self.out.resolved = self.resolved
@@ -163,6 +171,9 @@ class ModuleChecker:
             elif isinstance(it, A.TypeDecl):
                 self.type_items[it.name] = it
                 add(it.name, it.name_span, Symbol("type", f"{self.name}.{it.name}", span=it.name_span, path=self.path))
+            elif isinstance(it, A.ConstDef):
+                add(it.name, it.name_span, Symbol("const", f"{self.name}.{it.name}", qualify(self.name, it.name),
+                                                  span=it.name_span, path=self.path))
             elif isinstance(it, A.FuncDef):
                 kind = "env" if it.is_env else "helper"
                 add(it.name, it.name_span, Symbol(kind, f"{self.name}.{it.name}", qualify(self.name, it.name),
@@ -300,12 +311,62 @@ class ModuleChecker:
         if sym.kind == "error":
             return None
         if sym.kind != "type":
-            self.err("E305", f"'{name}' is {article('environment' if sym.kind == 'env' else sym.kind)}, not a type",
+            kind = {"env": "environment", "const": "constant"}.get(sym.kind, sym.kind)
+            self.err("E305", f"'{name}' is {article(kind)}, not a type",
                      te.name_span)
             return None
         if sym.type is None and name in self.type_items:
             return self._type_decl(self.type_items[name])
         return sym.type
+
+    # ------------------------------------------------------------ constants
+
+    def _constant_type(self, c: A.ConstDef) -> None:
+        """A constant's declared type, on its symbol before any body is checked (bodies infer
+        with it): E440 when it is missing or could hold a part a body could change."""
+        sym = self.symbols.get(c.name)
+        if sym is None or sym.kind != "const" or sym.span != c.name_span:
+            return  # a duplicate name (E201 said so)
+        if c.annotation is None:
+            self.err("E440", f"constant '{c.name}' needs a type", c.name_span,
+                     f"write {c.name}: TYPE = ..., e.g. {c.name}: {self._guess(c.value)} = ...")
+            return
+        t = self.resolve_type(c.annotation)
+        problem = C.constant_type_problem(t)
+        if problem is not None:
+            self.err("E440", f"constant '{c.name}' is declared {t}: {problem}", c.annotation.span,
+                     "make the inner parts Strs or Tuples (a grid's rows as Strs: List[Str]), "
+                     "or build the nested value in the helper that uses it")
+            return
+        sym.type = t
+
+    def _guess(self, value: A.Expr) -> str:
+        t = BodyChecker(self.scope, self.path, []).infer(value)
+        return "Int" if isinstance(t, T.AnyT) else str(T.erase(t))
+
+    def _constants(self, consts: list[A.ConstDef], funcs: list[A.FuncDef]) -> None:
+        """Each constant's value (after the signatures: it may call helpers) and its order
+        (it reads only the constants above it), into `out.constants`."""
+        late = C.order_problems(consts, {fn.name: fn for fn in funcs})  # (a body may call an env too)
+        for c in consts:
+            sym = self.symbols.get(c.name)
+            if sym is None or sym.kind != "const" or sym.span != c.name_span:
+                continue
+            checker = BodyChecker(self.scope, self.path, self.diags)
+            checker.check_constant(c.value, sym.type)
+            self.resolved.update(checker.resolved)
+            if c.name in late:
+                other, via = late[c.name]
+                how = f" through '{via}'" if via else ""
+                what = "itself" if other == c.name else f"'{other}', which is defined after it"
+                self.err("E440", f"constant '{c.name}' reads {what}{how}", c.value.span,
+                         "a constant may read only the constants above it: move it below them, "
+                         "and break any cycle")
+                continue
+            if sym.type is None or c.annotation is None:
+                continue
+            self.out.constants[c.name] = ConstSig(sym.qualname, self.name, c.name, sym.pyname, sym.type,
+                                                  self.path, c.name_span, c)
 
     # ------------------------------------------------------------ functions
 
@@ -397,8 +458,11 @@ class ModuleChecker:
         tags: list[str] = []
         samplers: dict[str, str] = {}
         verify = None
+        scale = None
         generate = None
+        latent = None
         fuel = None
+        layout = None
         laws: list[str] = []
         seen: set[str] = set()
         for d in fn.decorators:
@@ -433,14 +497,19 @@ class ModuleChecker:
                         samplers[k.name] = py
             elif d.name == "fuel":
                 fuel = F.budget(self, d)
+            elif d.name == "layout":
+                layout = LO.form(self, fn, sig, d)
             elif d.name == "generate":
-                generate = G.generator_ref(self, fn, sig, d)
+                got = G.generator_ref(self, fn, sig, d)
+                if got is not None:
+                    generate, latent = got
             elif d.name == "verify":
                 if len(d.args) != 1 or d.keywords:
                     self.err("E404", "@verify takes one helper", d.span, "@verify(checker)")
                 else:
-                    verify = self._helper_ref(d.args[0], 2, "E406", "a checker helper(input, answer) -> Bool",
-                                              returns=T.BOOL)
+                    got = V.checker_ref(self, fn, d, G.latent_of(self, fn))  # (Bool or graded; a latent third)
+                    if got is not None:
+                        verify, scale = got
             elif d.name == "laws":
                 for a in d.args:
                     if isinstance(a, A.Name) and a.id in N.LAWS:
@@ -459,7 +528,8 @@ class ModuleChecker:
             G.conflicts(self, fn, sig, samplers, laws)
         self.out.envs[fn.name] = attrs.evolve(sig, tags=tuple(tags), samplers=tuple(sorted(samplers.items())),
                                               verify=verify, laws=tuple(laws), generate=generate,
-                                              fuel=fuel)
+                                              fuel=fuel, layout=layout, scale=scale if verify else None,
+                                              latent=latent if generate and verify else None)
 
     def _helper_ref(self, e: A.Expr, nparams: int, code: str, what: str, returns: T.Type | None = None) -> str | None:
         """The helper `e` names, with `nparams` parameters (and, given `returns`, declared to

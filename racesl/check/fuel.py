@@ -8,21 +8,28 @@ racesl.diagnostics.CODES):
 
 - E410: the argument is not one integer literal from 1 up (a name, an expression, zero or a
   negative number, a keyword, no argument or several);
-- E411: N is above FUEL_CAP;
+- E411: N is above the cap: FUEL_CAP (1,000,000) for an environment and for most helpers;
+  GENERATOR_FUEL_CAP (20,000,000) for a helper that an environment of the same module names in
+  `@generate` or `@verify` (`role_caps`, once every environment's decorators are read). A
+  generator runs once a task and a checker once an answer, where a body runs once for every
+  candidate the search tries; the wall limit (at most MAX_WALL, 30 s) is the same for both;
 - E403: a helper carries a decorator other than `@fuel` (the others describe environments).
 """
 
 from __future__ import annotations
 
-from racesl.runtime.limits import DEFAULT_FUEL, FUEL_CAP
+from racesl.runtime.limits import DEFAULT_FUEL, FUEL_CAP, GENERATOR_FUEL_CAP
 from racesl.syntax import ast as A
 
-_HINT = f"write an integer literal from 1 to {FUEL_CAP:,}, e.g. @fuel(20000) (the default is {DEFAULT_FUEL})"
+_HINT = (f"write an integer literal from 1 to {FUEL_CAP:,} (to {GENERATOR_FUEL_CAP:,} for a @generate "
+         f"helper or a @verify checker), e.g. @fuel(20000) (the default is {DEFAULT_FUEL})")
+_ROLES = "a @generate helper or a @verify checker"
 
 
-def budget(ck, d: A.Decorator) -> int | None:
+def budget(ck, d: A.Decorator, cap: int = FUEL_CAP) -> int | None:
     """The budget `@fuel(...)` declares, or None after reporting why it is not one (`ck`: the
-    ModuleChecker, for `err`)."""
+    ModuleChecker, for `err`; `cap`: FUEL_CAP on an environment, GENERATOR_FUEL_CAP on a
+    helper, whose role `role_caps` checks later)."""
     if d.keywords or len(d.args) != 1:
         got = "no argument" if not d.args and not d.keywords else (
             "a keyword" if d.keywords else f"{len(d.args)} arguments")
@@ -37,12 +44,33 @@ def budget(ck, d: A.Decorator) -> int | None:
     if n < 1:
         ck.err("E410", f"a step budget of {n} leaves no step to run", e.span, _HINT)
         return None
-    if n > FUEL_CAP:
-        ck.err("E411", f"a step budget of {n:,} is above the cap of {FUEL_CAP:,} steps", e.span,
-               f"@fuel({FUEL_CAP}) at most: make the body cheaper, or split the work over "
-               "several environments")
+    if n > cap:
+        if cap == FUEL_CAP:  # an environment
+            ck.err("E411", f"a step budget of {n:,} is above the cap of {FUEL_CAP:,} steps", e.span,
+                   f"@fuel({FUEL_CAP}) at most on an environment: make the body cheaper, split the work "
+                   f"over several environments, or draw the instance with @generate (whose helper may "
+                   f"have up to {GENERATOR_FUEL_CAP:,})")
+        else:
+            ck.err("E411", f"a step budget of {n:,} is above the cap of {cap:,} steps (the cap of {_ROLES})",
+                   e.span, f"@fuel({cap}) at most: make the helper cheaper (let it search less, "
+                   "bound its loops by `level`)")
         return None
     return n
+
+
+def role_caps(ck) -> None:
+    """E411 on a helper whose `@fuel(N)` passes FUEL_CAP but that no environment of this module
+    names in `@generate` or `@verify` (the larger cap is for those two roles). Run once, after
+    every environment's decorators were read (`ck.out.envs` filled in)."""
+    roles = {p for env in ck.out.envs.values() for p in (env.generate, env.verify) if isinstance(p, str)}
+    for sig in ck.out.helpers.values():
+        if sig.fuel is None or sig.fuel <= FUEL_CAP or sig.pyname in roles:
+            continue
+        d = next((d for d in sig.node.decorators if d.name == "fuel" and d.args), None)
+        ck.err("E411", f"a step budget of {sig.fuel:,} is above the cap of {FUEL_CAP:,} steps: '{sig.name}' is "
+               f"not {_ROLES} of this module", d.args[0].span if d is not None else sig.span,
+               f"@fuel({FUEL_CAP}) at most here; only {_ROLES} (named by an environment of the module that "
+               f"declares it) may have up to {GENERATOR_FUEL_CAP:,}")
 
 
 def helper_budget(ck, fn: A.FuncDef) -> int | None:
@@ -59,7 +87,7 @@ def helper_budget(ck, fn: A.FuncDef) -> int | None:
             ck.err("E404", "'@fuel' is given more than once", d.span, "merge them into one")
             continue
         seen = True
-        n = budget(ck, d)
+        n = budget(ck, d, GENERATOR_FUEL_CAP)
     return n
 
 

@@ -147,7 +147,7 @@ def python_module_hint(mod: A.Module, modname: str, node) -> str:
                      f"write {'it as a `def` helper' if len(lack) == 1 else 'them as `def` helpers'}")
     if modname.partition(".")[0] in ("random", "secrets"):
         parts = ["a body has no randomness; a sampler gets it through its `rng` parameter "
-                 "(rng.randint, rng.choice, rng.sample, rng.shuffle)"]
+                 "(" + ", ".join(f"rng.{m}" for m in _rng_methods()) + ")"]
     if not parts:
         parts.append("bodies call the builtins (abs, divmod, pow, min, max, sum, sorted, ...) and `def` helpers")
     return "; ".join(parts) + "; remove the import"
@@ -247,3 +247,10 @@ class Loader:
             if name not in seen:
                 visit(name, [])
         return out
+
+
+def _rng_methods() -> tuple[str, ...]:
+    """The sampler rng's methods, from the one table (racesl.types.builtins)."""
+    from racesl.types import builtins as B
+
+    return tuple(e.name for e in B.ENTRIES if e.receiver == "rng")

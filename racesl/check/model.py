@@ -35,6 +35,9 @@ class EnvSig:
     node: A.FuncDef = attrs.field(eq=False, repr=False)
     generate: str | None = None  # @generate helper pyname: a generator environment (racesl.check.generators)
     fuel: int | None = None  # @fuel(N): its step budget when it is the call that runs (racesl.check.fuel)
+    scale: int | None = None  # a graded @verify checker's N (reward = value / N); None: a Bool checker
+    latent: Type | None = None  # the latent value's type its generator draws for its checker (racesl.check.verifiers)
+    layout: str | None = None  # @layout(FORM): how its values are shown in prompts (racesl.types.layout)
 
     @property
     def terminal(self) -> bool:
@@ -64,6 +67,27 @@ class HelperSig:
     fuel: int | None = None  # @fuel(N): its step budget when it is the call that runs (racesl.check.fuel)
 
 
+@attrs.frozen
+class ConstSig:
+    """A module constant (racesl.check.constants): evaluated once when a library loads, by
+    the function `init` (racesl.runtime.constants), into the program's global `pyname`."""
+
+    qualname: str
+    module: str
+    name: str
+    pyname: str
+    type: Type
+    path: str
+    span: Span
+    node: A.ConstDef = attrs.field(eq=False, repr=False)
+
+    @property
+    def init(self) -> str:
+        from racesl.runtime.constants import init_name
+
+        return init_name(self.pyname)
+
+
 @attrs.define
 class CheckedModule:
     name: str
@@ -74,6 +98,7 @@ class CheckedModule:
     envs: dict[str, EnvSig] = attrs.Factory(dict)
     helpers: dict[str, HelperSig] = attrs.Factory(dict)
     types: dict[str, Type] = attrs.Factory(dict)
+    constants: dict[str, ConstSig] = attrs.Factory(dict)  # in source order
     diagnostics: list[Diagnostic] = attrs.Factory(list)
     # refinement predicates declared in this module: Pred.text → python function name
     exports: dict = attrs.Factory(dict)  # name → body.Symbol, what importers see

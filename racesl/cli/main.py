@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:  # the last net: a refused output (racesl.output), a path with a NUL in it
         from racesl.output import OutputRefused
 
-        if isinstance(e, OutputRefused):
+        from racesl.library import ConstantError
+
+        if isinstance(e, (OutputRefused, ConstantError)):  # (ConstantError: a located line)
             print(f"racesc: error: {e}", file=sys.stderr)
             return 2
         if "null byte" in str(e) or "null character" in str(e):

@@ -8,6 +8,7 @@ import math
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from racesl.search.config import OPERATORS
@@ -168,7 +169,7 @@ def print_summary(s, lib, console: Console, out: str, seconds: float, full: bool
     if s.unused:
         console.print(f"[yellow]{plural(len(s.unused), 'environment')} never used:[/]")
         for q, why in list(s.unused.items())[:12]:
-            console.print(f"  {q}: {why}", highlight=False)
+            console.print(f"  {q}: {escape(why)}", highlight=False)  # (a reason may name [text_limits])
         if len(s.unused) > 12:
             console.print(f"  and {len(s.unused) - 12} more (`--json` lists them all)")
 

@@ -56,6 +56,7 @@ class Summary:
     workers: int = 1
     solver: dict = attrs.Factory(dict)  # on, seconds, queries, pruned environments
     unused: dict = attrs.Factory(dict)  # environment no task used → why (search.unused)
+    refused: dict = attrs.Factory(dict)  # environment → Counter of why its runs were dropped in the search
     dropped: dict = attrs.Factory(dict)  # environment → its timed-out calls, once it was dropped
     blocks: tuple[int, int] = (0, 0)  # the blocks built: first, last + 1
     requested: int = 0  # the tasks those blocks were to hold
@@ -111,6 +112,8 @@ class _Block:
             s.attempts += 1
             s.executions += stats.pop("executions", 0)
             s.reused += stats.pop("reused", 0)
+            for key in [k for k in stats if type(k) is tuple]:  # ("refused", env, why): per environment
+                s.refused.setdefault(key[1], Counter())[key[2]] += stats.pop(key)
             s.rejections.update(stats)
             if task is None:
                 s.failed += 1
@@ -205,7 +208,8 @@ def compile_stream(lib, cfg: CompileConfig, emit: Callable[[int, Task], None], w
         clean = True
         summary.dropped = builders.dropped()
         summary.unused = unused_reasons(lib, cfg, gen.graph, summary.usage, gen.pruned, summary.dropped,
-                                        ex.runner.run if ex.runner is not None else None, gen.choice.left_out)
+                                        ex.runner.run if ex.runner is not None else None, gen.choice.left_out,
+                                        summary.refused)
     finally:
         ex.close_sandbox()
         builders.close(clean)

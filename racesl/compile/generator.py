@@ -19,7 +19,7 @@ from racesl.sample.seeding import item_rng
 from racesl.search.config import CompileConfig, ConfigError
 from racesl.search.engine import Search, usable_names
 from racesl.search.holdout import HoldoutSpec, Split
-from racesl.search.subsets import choose
+from racesl.search.subsets import choose, env_filters
 
 CHUNK = 8  # indices a forked worker claims at a time
 
@@ -41,8 +41,9 @@ class Generator:
         self.graph = graph
         self.pruned: dict[str, str] = {}
         if self.solver is not None:
+            own = env_filters(lib.envs, cfg)  # ([text_limits]: an environment's own text limit)
             for q, env in sorted(lib.envs.items()):
-                why = self.solver.cached.degenerate(env.output, cfg.filters)
+                why = self.solver.cached.degenerate(env.output, own.get(q, cfg.filters))
                 if why:
                     self.pruned[q] = why  # every output would be dropped: never run it
             self.solver.cached.save()
@@ -91,7 +92,12 @@ class Generator:
                 stats["min_path"] += 1
                 return i, None, stats
         size = rng.randint(lo, hi)
-        return i, self.make(name, size, rng, quota, stats), stats
+        refused = self.search.exec.refused
+        refused.clear()
+        task = self.make(name, size, rng, quota, stats)
+        for (q, why), n in refused.items():  # each environment's dropped runs, for the "never used" reasons
+            stats["refused", q, why] = n  # (racesl.search.unused; the driver moves them out of the counts)
+        return i, task, stats
 
     def make(self, name: str, size: int, rng, quota: dict[str, float], stats: Counter) -> Task | None:
         """A task of operator `name` and `size`, or None (counted in `stats`). With a split, a

@@ -84,11 +84,11 @@ def _words(text: str) -> set[str]:
 
 
 def _closure(cm, node) -> list:
-    """The module's type declarations and functions `node` needs, transitively (a helper's own
-    helpers and types, a type's types), in module order."""
+    """The module's type declarations, constants and functions `node` needs, transitively (a
+    helper's own helpers and types, a type's types, a constant's constants), in module order."""
     from racesl.syntax import ast as A
 
-    items = [it for it in cm.ast.items if isinstance(it, (A.TypeDecl, A.FuncDef)) and it is not node]
+    items = [it for it in cm.ast.items if isinstance(it, (A.TypeDecl, A.ConstDef, A.FuncDef)) and it is not node]
     used = _words(cm.text[node.span.start:node.span.end])
     chosen: set[int] = set()
     grew = True
@@ -112,8 +112,9 @@ def env_source(checked, env) -> str:
     node = env.node
     need = _closure(cm, node)
     types = [cm.text[it.span.start:it.span.end] for it in need if isinstance(it, A.TypeDecl)]
-    funcs = [cm.text[it.span.start:it.span.end] for it in need if not isinstance(it, A.TypeDecl)]
-    parts = types + funcs + [cm.text[node.span.start:node.span.end]]
+    consts = [cm.text[it.span.start:it.span.end] for it in need if isinstance(it, A.ConstDef)]  # (in order)
+    funcs = [cm.text[it.span.start:it.span.end] for it in need if isinstance(it, A.FuncDef)]
+    parts = types + consts + funcs + [cm.text[node.span.start:node.span.end]]
     return "\n\n".join(p.rstrip() for p in parts)
 
 

@@ -9,7 +9,8 @@ author wrote: the "magic trailing comma" that keeps a list one item per line), e
 longest one worth opening (its first and last lines fit, and it holds more than either).
 When none is, an expression breaks before its loosest operators, or between the literals
 of an implicit string concatenation (one a line): inside brackets as it is, in a body's
-assignment or `return` inside parentheses added for it; else the longest pair opens. Brackets are the only place a break may go without a backslash, so a
+assignment or `return` or a module constant's value inside parentheses added for it; else
+the longest pair opens. Brackets are the only place a break may go without a backslash, so a
 statement with none stays long.
 """
 
@@ -127,10 +128,11 @@ def _at_strings(tokens: list[Token], depth: int) -> list[str] | None:
 
 
 def _parenthesized(tokens: list[Token], depth: int) -> list[str] | None:
-    """A body's `x = ...`, `x += ...` or `return ...` whose value breaks only at operators:
-    the value inside parentheses (which mean nothing there), laid out as their contents."""
-    if depth == 0:
-        return None
+    """A body's `x = ...`, `x += ...` or `return ...`, or a module constant's `NAME: T = ...`,
+    whose value breaks only at operators or between adjacent string literals: the value
+    inside parentheses (which mean nothing there), laid out as their contents."""
+    if depth == 0 and not (len(tokens) > 2 and tokens[0].kind == "NAME" and tokens[1].is_op(":")):
+        return None  # (at the top level only a constant has a value; a `type` is no expression)
     start = 1 if tokens[0].is_kw("return") else None
     for i, t in outermost(tokens):
         if t.kind == "OP" and t.text.endswith("=") and t.text not in ("==", "!=", "<=", ">="):

@@ -41,6 +41,8 @@ def iter_preds(t: T.Type | None):
 def module_types(cm: CheckedModule):
     for t in cm.types.values():
         yield t
+    for c in cm.constants.values():
+        yield c.type
     for h in cm.helpers.values():
         yield from (pt for _, pt in h.params)
         yield h.returns
@@ -179,6 +181,12 @@ class Lowered:
         emitter = Emitter(lambda n: resolved.get(id(n)), lambda a: resolved.get(id(a)))
         body: list[py.stmt] = []
         for item in cm.ast.items:
+            if isinstance(item, A.ConstDef):
+                c = cm.constants.get(item.name)
+                if c is not None and c.node is item:  # `def _races_const__<pyname>(): return VALUE`
+                    body.append(emitter.function(c.init, [], [A.Return(item.value, item.value.span)], item.span))
+                    self.param_facts[c.init] = {}
+                continue
             if not isinstance(item, A.FuncDef):
                 continue
             sig = cm.envs.get(item.name) if item.is_env else cm.helpers.get(item.name)

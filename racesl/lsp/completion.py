@@ -153,6 +153,10 @@ def _scope_items(view: View, types_only: bool = False) -> list[L.CompletionItem]
             out.append(_item(name, K.Module, f"module {target[1]}", "4"))
         elif kind == "type":
             out.append(_item(name, K.Class, "type", "2"))
+        elif not types_only and kind == "constant":
+            cm = view.module(target[1])
+            c = cm.constants.get(target[2]) if cm is not None else None
+            out.append(_item(name, K.Constant, f"constant {c.type}" if c is not None else "constant", "2"))
         elif not types_only and kind in ("env", "helper", "unknown"):
             kind2 = kind if kind != "unknown" else (view.kind_of(target[1], target[2]) or "name")
             if kind2 == "type":

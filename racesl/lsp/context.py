@@ -100,7 +100,11 @@ class View:
             return "helper"
         if name in cm.types:
             return "type"
+        if name in cm.constants:
+            return "constant"
         for it in cm.ast.items:
+            if isinstance(it, A.ConstDef) and it.name == name:
+                return "constant"
             if isinstance(it, A.FuncDef) and it.name == name:
                 return "env" if it.is_env else "helper"
             if isinstance(it, A.TypeDecl) and it.name == name:
@@ -170,6 +174,6 @@ class View:
         if cm is None:
             return None
         for it in cm.ast.items:
-            if isinstance(it, (A.FuncDef, A.TypeDecl)) and it.name == name:
+            if isinstance(it, (A.FuncDef, A.TypeDecl, A.ConstDef)) and it.name == name:
                 return cm.path, it.name_span
         return None

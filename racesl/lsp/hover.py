@@ -24,6 +24,7 @@ from racesl.diagnostics import Span
 from racesl.lsp import index as I
 from racesl.lsp.context import View
 from racesl.syntax import ast as A
+from racesl.syntax.emit import expr_text
 from racesl.text import plural
 from racesl.types import types as T
 
@@ -47,12 +48,16 @@ DECORATOR_DOCS = {
                 "environment (its body may be the docstring alone) is a source: it only starts chains",
     "sample": "`@sample(param=helper)` — draw `param` with `helper(rng, level)` instead of from its type",
     "tags": '`@tags("...")` — categories of the environment',
-    "verify": "`@verify(checker)` — `checker(input, answer) -> Bool` accepts any right answer; "
-              "the environment becomes terminal (it may only end a chain)",
+    "verify": "`@verify(checker)` — `checker(input, answer) -> Bool` accepts any right answer "
+              "(`-> Int where 0 <= it <= N` grades it: value / N; a third parameter takes a generator's "
+              "latent value); the environment becomes terminal (it may only end a chain)",
     "laws": "`@laws(idempotent)` / `@laws(involution)` — algebraic laws, tested on samples and used to "
             "skip pointless chains",
-    "fuel": "`@fuel(N)` — this environment's or helper's step budget: N steps (1 to 1,000,000) instead of "
-            "400 when it is the call that runs; its wall limit grows with it",
+    "fuel": "`@fuel(N)` — this environment's or helper's step budget: N steps (1 to 1,000,000; to 20,000,000 "
+            "for a @generate helper or a @verify checker) instead of 400 when it is the call that runs; its "
+            "wall limit grows with it, to 30 s at most",
+    "layout": "`@layout(rows)` — show a `List[List[T]]` or `List[Str]` input (or shown output) one row per "
+              "line in a fenced block in prompts and catalogue pages; answers stay literals",
 }
 LAW_DOCS = {
     "idempotent": "idempotent: applying the environment twice equals applying it once (f(f(x)) == f(x))",
@@ -232,7 +237,23 @@ def symbol_markdown(view: View, module: str, name: str, kind: str | None = None)
         return helper_markdown(cm.helpers.get(name) if cm else None, _find_func(cm, name), module)
     if kind == "type":
         return type_markdown(cm, name, module)
+    if kind == "constant":
+        return constant_markdown(cm, name, module)
     return None
+
+
+def constant_markdown(cm: CheckedModule | None, name: str, module: str) -> str:
+    """A module constant: its declaration (a long value cut short) and what it is."""
+    decl = None if cm is None else next(
+        (it for it in cm.ast.items if isinstance(it, A.ConstDef) and it.name == name), None)
+    if decl is None:
+        return f"constant `{module}.{name}`"
+    t = cm.constants[name].type if name in cm.constants else None
+    head = f"{name}: {t if t is not None else type_text(decl.annotation) if decl.annotation else '?'}"
+    value = expr_text(decl.value)
+    if len(value) > 80 or "\n" in value:
+        value = value.replace("\n", " ")[:77] + "..."
+    return _code(f"{head} = {value}") + f"\n\nconstant **{module}.{name}**, evaluated once when the library loads"
 
 
 def local_markdown(view: View, occ: I.Occ, cm: CheckedModule | None) -> str:

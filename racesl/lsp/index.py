@@ -80,6 +80,8 @@ def namespace(module_name: str, mod: A.Module, kind_of=None) -> Namespace:
             names.setdefault(it.name, ("type", ("sym", module_name, it.name)))
         elif isinstance(it, A.FuncDef):
             names.setdefault(it.name, ("env" if it.is_env else "helper", ("sym", module_name, it.name)))
+        elif isinstance(it, A.ConstDef):
+            names.setdefault(it.name, ("constant", ("sym", module_name, it.name)))
     key = hash((module_name, tuple(sorted(names.items()))))
     return Namespace(module_name, names, key, kind_of)
 
@@ -156,6 +158,12 @@ class _Walker:
             self.type_expr(it.type)
         elif isinstance(it, A.FuncDef):
             self.function(it)
+        elif isinstance(it, A.ConstDef):  # a module constant: its name, type and value
+            self.fid = id(it)
+            self.add(it.name_span, it.name, "constant", ("sym", self.ns.module, it.name), True)
+            if it.annotation is not None:
+                self.type_expr(it.annotation)
+            self.expr(it.value)
         return self.out
 
     def function(self, fn: A.FuncDef) -> None:

@@ -55,8 +55,8 @@ from racesl.syntax.lexer import FORBIDDEN_WORDS, KEYWORDS, TOP_KEYWORDS
 
 RESERVED = KEYWORDS | TOP_KEYWORDS | FORBIDDEN_WORDS | {"True", "False", "None"}
 BOUND_BY_NAME = {  # a parameter or local whose name the checker reads: never renamed, never a new name
-    "rng": "the checker knows a sampler's random generator by this name (rng.randint, rng.choice, "
-           "rng.sample, rng.shuffle)",
+    "rng": "the checker knows a sampler's random generator by this name ("
+           + ", ".join(f"rng.{m}" for m in N.RNG_METHODS) + ")",
 }
 _FIELD_END = re.compile(r"[.\[!:]")
 

@@ -63,7 +63,7 @@ def probe_document(path: str, text: str, include=(), samples: int = SAMPLES, see
     from racesl.check import check_paths
     from racesl.graph.diagnostics import composition_diagnostics
     from racesl.graph.signature import build_graph
-    from racesl.library import Library
+    from racesl.library import ConstantError, Library
     from racesl.passing import Recorder, never_passed
     from racesl.runtime.watchdog import WATCHDOG
     from racesl.probe import probe_env
@@ -71,7 +71,11 @@ def probe_document(path: str, text: str, include=(), samples: int = SAMPLES, see
     checked = check_paths([path], list(include), overlay={path: text})
     if not checked.ok or not checked.modules:
         return []
-    lib = Library(checked)
+    try:
+        lib = Library(checked)
+    except ConstantError as e:  # a module constant that does not evaluate: say so where it is (E443)
+        d = e.diagnostic
+        return [attrs.evolve(d, path=path)] if d is not None and _same_file(path)(d.path) else []
     graph, z3 = build_graph(lib.envs.values(), solver)
     out = composition_diagnostics(graph, lib.root_envs, z3)
     rec = Recorder()

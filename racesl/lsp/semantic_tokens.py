@@ -29,7 +29,7 @@ _T = {t: i for i, t in enumerate(TOKEN_TYPES)}
 _DECL, _DEF, _RO, _LIB = 1, 2, 4, 8
 
 _OCC_KIND = {
-    "env": ("function", 0), "helper": ("function", 0), "member": ("function", 0), "type": ("type", 0),
+    "env": ("function", 0), "helper": ("function", 0), "constant": ("variable", _RO), "member": ("function", 0), "type": ("type", 0),
     "module": ("namespace", 0), "param": ("parameter", 0), "local": ("variable", 0), "it": ("parameter", _RO),
     "builtin": ("function", _LIB), "const": ("keyword", 0), "method": ("method", _LIB),
     "decorator": ("decorator", 0), "law": ("enumMember", 0), "basetype": ("type", _LIB),

@@ -48,7 +48,7 @@ MAX_SCAN = 200_000  # characters of an item read before the cursor (a runaway op
 _RESULT_NAMES = {"int": "Int", "bool": "Bool", "str": "Str", "list": "List", "tuple": "Tuple", "set": "Set",
                  "dict": "Dict"}
 _RECEIVER_TYPES = {"Str": str, "List": list, "Dict": dict, "Tuple": tuple, "rng": random.Random}
-_TOP_ITEM = re.compile(r"^(?:@|env\b|def\b|type\b|newtype\b|import\b|from\b|module\b)")
+_TOP_ITEM = re.compile(r"^(?:@|env\b|def\b|type\b|newtype\b|import\b|from\b|module\b|[A-Za-z_]\w*\s*[:=])")  # (the last: a constant)
 _HEADER = re.compile(r"^(env|def)\s+(\w+)")
 
 
@@ -370,8 +370,11 @@ def decorator_sigs(name: str, params: list[tuple[str, str]] | None, returns: str
         return (Sig("@laws(", (Param("law", variadic=True, doc=f"one of: {', '.join(N.LAWS)}"),), ")",
                     "\n\n".join(x for x in (doc, laws) if x)),)
     if name == "fuel":
-        return (Sig("@fuel(", (Param("steps: Int", doc="an integer literal from 1 to 1,000,000 (the default is 400)"),),
+        return (Sig("@fuel(", (Param("steps: Int", doc="an integer literal from 1 to 1,000,000 (to 20,000,000 for a "
+                                              "@generate helper or a @verify checker; the default is 400)"),),
                     ")", doc),)
+    if name == "layout":
+        return (Sig("@layout(", (Param("form", doc="rows: one row per line (a grid or a list of Str)"),), ")", doc),)
     return (Sig(f"@{name}(", (Param("...", variadic=True),), ")", doc),)
 
 

@@ -21,11 +21,13 @@ from racesl.operators.individual import build_individual
 from racesl.operators.oneshape import OneShape
 from racesl.operators.orders import accepting_orders, count_fitting, type_fit
 from racesl.operators.outputs import OWN, Outputs, after, looped
+from racesl.operators.rederive import latent_extra
 from racesl.records import Task
 from racesl.runtime.contract import canonical, parse_literal
 from racesl.sample.default import NoSample
 from racesl.search.engine import Chain, Search, Step
 from racesl.syntax import braces
+from racesl.types import layout as L
 from racesl.types import types as T
 
 LETTERS = string.ascii_uppercase
@@ -119,6 +121,7 @@ class Builder:
             self._kept.add(key)
             return False
         stats["guessable"] += 1
+        self.search.exec.refused[step.env, "guessable"] += 1
         return True
 
     def _gate(self, task: Task, rng, stats) -> Task | None:
@@ -163,6 +166,17 @@ class Builder:
                   if run.ok and env.verify is None and env.generate is None else "")
         return text.replace(" " + ex.text, " " + worked if worked else "").rstrip()
 
+    def shown(self, env: EnvSig, value, text: str, output: bool = False) -> str:
+        """How a prompt shows `value` (canonical text `text`): laid out as `env`'s `@layout`
+        says (racesl.types.layout), as a `templates.Block`, where the side of `env` it is on
+        (its input, or with `output` its output: a sort or select target) fits the form;
+        else the text. Answers are never shown this way: they stay literals."""
+        form = env.layout
+        if form is None or not L.fits(form, env.output if output else env.input):
+            return text
+        block = L.show(form, value)
+        return text if block is None else templates.Block(block)
+
     def _step_line(self, k: int, env: EnvSig, settings: tuple) -> str:
         return f"{k}. (its input is called {env.input_name}) {self.describe(env, settings)}"
 
@@ -205,7 +219,8 @@ class Builder:
             return None
         names, sets, trace = self._seq_fields(chain)
         steps = "\n".join(self._step_line(k, self.envs[s.env], s.settings) for k, s in enumerate(chain.steps, 1))
-        prompt = self.tmpl["sequential"].format(x0=chain.x0_text, steps=steps, count=size)
+        x0 = self.shown(self.envs[chain.steps[0].env], chain.x0, chain.x0_text)
+        prompt = templates.fill(self.tmpl["sequential"], x0=x0, steps=steps, count=size)
         answer = "[" + ", ".join(trace) + "]"
         extra = {"verify": True} if self.envs[names[-1]].terminal else {}
         return Task("sequential", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
@@ -241,16 +256,18 @@ class Builder:
         if len(items) < size:
             return None
         problems = "\n\n".join(
-            f"Problem {k}. {self.describe(env, step.settings)}\nInput {env.input_name} = {canonical(x)}"
+            templates.fill("Problem {k}. {description}\nInput {name} = {x}", k=k, name=env.input_name,
+                           description=self.describe(env, step.settings), x=self.shown(env, x, canonical(x)))
             for k, (env, x, step) in enumerate(items, 1))
         trace = tuple(step.text for _, _, step in items)
-        prompt = self.tmpl["parallel"].format(problems=problems, count=size)
+        prompt = templates.fill(self.tmpl["parallel"], problems=problems, count=size)
         return Task("parallel", size, tuple(e.qualname for e, _, _ in items),
                     tuple(settings_dict(e, s.settings) for e, _, s in items),
                     canonical(items[0][1]), trace, prompt, "[" + ", ".join(trace) + "]",
                     sum(s.steps for _, _, s in items), 0,
                     {"inputs": [canonical(x) for _, x, _ in items],
-                     **({"verify": True} if any(e.terminal for e, _, _ in items) else {})})
+                     **({"verify": True} if any(e.terminal for e, _, _ in items) else {}),
+                     **latent_extra([s for _, _, s in items])})
 
     def _candidates_text(self, cands: list[tuple[EnvSig, tuple]]) -> str:
         return "\n".join(f"({LETTERS[k]}) (its input is called {e.input_name}) {self.describe(e, st)}"
@@ -288,9 +305,9 @@ class Builder:
         cands = [steps[p] for p in perm]
         label_of = {p: LETTERS[k] for k, p in enumerate(perm)}
         answer = ", ".join(label_of[p] for p in range(size))
-        prompt = self.tmpl["sort"].format(x0=chain.x0_text, target=target,
-                                          candidates=self._candidates_text(cands), count=size,
-                                          example=example_labels(size))
+        prompt = templates.fill(self.tmpl["sort"], x0=self.shown(self.envs[names[0]], chain.x0, chain.x0_text),
+                                target=self.shown(self.envs[names[-1]], chain.output, target, output=True),
+                                candidates=self._candidates_text(cands), count=size, example=example_labels(size))
         extra = {"target": target,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st in cands]}
         return Task("sort", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
@@ -334,9 +351,10 @@ class Builder:
         rng.shuffle(pool)
         label_of = {k: LETTERS[i] for i, (_, _, k) in enumerate(pool) if k is not None}
         answer = ", ".join(label_of[k] for k in range(size))
-        prompt = self.tmpl["select"].format(x0=chain.x0_text, target=chain.steps[-1].text,
-                                            candidates=self._candidates_text([(e, st) for e, st, _ in pool]),
-                                            count=len(pool), example=example_labels(len(pool)))
+        prompt = templates.fill(self.tmpl["select"], x0=self.shown(self.envs[names[0]], chain.x0, chain.x0_text),
+                                target=self.shown(self.envs[names[-1]], chain.output, chain.steps[-1].text, output=True),
+                                candidates=self._candidates_text([(e, st) for e, st, _ in pool]),
+                                count=len(pool), example=example_labels(len(pool)))
         extra = {"target": chain.steps[-1].text,
                  "candidates": [{"env": e.qualname, "settings": settings_dict(e, st)} for e, st, _ in pool]}
         return Task("select", size, names, sets, chain.x0_text, trace, prompt, answer, chain.fuel,
@@ -450,8 +468,9 @@ class Builder:
         x_text = canonical(x0)
         lines = lambda ch: "\n".join(self._step_line(k, self.envs[s.env], s.settings)  # noqa: E731
                                       for k, s in enumerate(ch.steps, 1))
-        prompt = self.tmpl["branch"].format(x0=x_text, cond_input=cond.input_name, condition=self.describe(cond, cst),
-                                            then_steps=lines(then_arm), else_steps=lines(else_arm))
+        prompt = templates.fill(self.tmpl["branch"], x0=self.shown(cond, x0, x_text), cond_input=cond.input_name,
+                                condition=self.describe(cond, cst), then_steps=lines(then_arm),
+                                else_steps=lines(else_arm))
         n1, s1, t1 = self._seq_fields(then_arm)
         n2, s2, t2 = self._seq_fields(else_arm)
         extra = {"condition": {"env": cond.qualname, "settings": settings_dict(cond, cst)},
@@ -498,8 +517,8 @@ class Builder:
                 trace.append(step)
                 cur = step.output
             if len(trace) == size and not self._guessable(0, trace[-1], rng, stats, looped(size)):
-                prompt = self.tmpl["loop"].format(x0=x_text, times=size, input_name=env.input_name,
-                                                  description=self.describe(env, st))
+                prompt = templates.fill(self.tmpl["loop"], x0=self.shown(env, x, x_text), times=size,
+                                        input_name=env.input_name, description=self.describe(env, st))
                 return Task("loop", size, (env.qualname,), (settings_dict(env, st),), x_text,
                             tuple(s.text for s in trace), prompt, trace[-1].text, sum(s.steps for s in trace), lvl,
                             {"times": size})

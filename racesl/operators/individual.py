@@ -13,8 +13,10 @@ task records `"verify": true`: its checker judges other answers (racesl.rewards.
 from __future__ import annotations
 
 from racesl.catalogue.examples import outputs_shown
+from racesl.operators.rederive import latent_extra
 from racesl.records import Task
 from racesl.runtime.contract import canonical
+from racesl.templates import fill
 
 
 def build_individual(builder, rng, quota, stats) -> Task | None:
@@ -30,7 +32,7 @@ def build_individual(builder, rng, quota, stats) -> Task | None:
         start = builder._run_start(env, rng, stats)  # sampled and run, or drawn by a generator
         if start is None:
             continue
-        level, _, x_text, step = start
+        level, x, x_text, step = start
         settings = step.settings
         if repeated and step.text == x_text:
             stats["repeated_state"] += 1  # the answer would be a copy of the input
@@ -40,11 +42,13 @@ def build_individual(builder, rng, quota, stats) -> Task | None:
         description = builder.describe(env, settings)
         if step.text in outputs_shown(description):
             stats["guessable"] += 1  # the description's example shows the answer
+            search.exec.refused[q, "guessable"] += 1
             continue
-        prompt = builder.tmpl["individual"].format(x0=x_text, input_name=env.input_name, description=description)
+        prompt = fill(builder.tmpl["individual"], x0=builder.shown(env, x, x_text), input_name=env.input_name,
+                      description=description)
         shown = {s.name: canonical(v) for s, v in zip(env.settings, settings)}
         task = Task("individual", 1, (q,), (shown,), x_text, (step.text,), prompt, step.text, step.steps, level,
-                    {"verify": True} if env.terminal else {})
+                    {"verify": True, **latent_extra((step,))} if env.terminal else {})
         return task  # (the builder's gate then drops one whose prompt shows a generator's drawn answer)
     stats["restart"] += 1
     return None

@@ -174,7 +174,11 @@ class Outputs:
         lib = search.lib
         self._names = set(search.names)
         self._key = (getattr(lib, "hash", id(lib)), search.cfg.filters, search.cfg.max_level)
+        if search.cfg.text_limits:  # ([text_limits]: environments' own filters; absent, the key is as before)
+            self._key += (search.cfg.text_limits,)
         self._disk: DiskProfiles | None = None
+        self._befores: dict[str, list[str]] = {}  # (a profile's path asks one at every step)
+        self._conds: dict = {}  # input shape → the branch conditions that take it
 
     def _stored(self) -> DiskProfiles | None:
         """The on-disk profiles of this library, filters, level and graph (built when first
@@ -203,6 +207,16 @@ class Outputs:
                 _PROFILES.clear()
             hit = _PROFILES[key] = (_NARROW if stored[0] is None else stored[0], stored[1])
             return hit
+        search = self.search
+        refused = search.exec.refused
+        search.exec.refused = Counter()  # nor are its dropped runs (a profile is run once per process)
+        try:
+            return self._computed(env, ctx, key, disk)
+        finally:
+            search.exec.refused = refused
+
+    def _computed(self, env: EnvSig, ctx: tuple[str, int], key: tuple, disk) -> tuple:
+        """`_profile`'s runs: PROFILE of them, seeded by the environment and the context."""
         search = self.search
         rng = item_rng(0, "outputs", env.qualname, *ctx)
         counts: Counter = Counter()
@@ -254,9 +268,22 @@ class Outputs:
         return step.text
 
     def _before(self, q: str) -> list[str]:
-        """The environments a chain may take just before `q`."""
-        names = self._names
-        return [p for p, _ in self.search.graph.predecessors(q) if p in names and not self.search.envs[p].terminal]
+        """The environments a chain may take just before `q` (remembered: the graph is fixed
+        for the search's life, and its `predecessors` sorts a fresh list on every call)."""
+        hit = self._befores.get(q)
+        if hit is None:
+            names, envs = self._names, self.search.envs
+            hit = self._befores[q] = [p for p, _ in self.search.graph.predecessors(q)
+                                      if p in names and not envs[p].terminal]
+        return hit
+
+    def _conditions(self, shape) -> list[str]:
+        """The branch conditions whose input has `shape` (refinements erased), in the search's order."""
+        hit = self._conds.get(shape)
+        if hit is None:
+            search = self.search
+            hit = self._conds[shape] = [q for q in search.conditions if T.erase(search.envs[q].input) == shape]
+        return hit
 
     def _run(self, path: list[EnvSig], rng, lvl: int, stats: Counter, condition: bool = False) -> str | None:
         """The last output text of `path` run from a sample of its first input (`condition`:
@@ -265,8 +292,7 @@ class Outputs:
         step = None
         guard = False
         if condition and not path[0].source and len(path) > 1:
-            shape = T.erase(path[0].input)
-            conds = [q for q in search.conditions if T.erase(search.envs[q].input) == shape]
+            conds = self._conditions(T.erase(path[0].input))
             if conds:
                 try:
                     x = search.lib.sample_input(search.envs[rng.choice(conds)], rng, lvl)

@@ -4,14 +4,22 @@
 - parallel: mean correctness over the items;
 - both: an answer with more items than asked for, or that is no well-formed list, scores 0
   (`_read_items` says which; a shorter one keeps its credit, the missing items wrong), and
-  an item is right when it is the recorded value or its environment's @verify checker
-  accepts it (`_item_right`, the one place that decides);
+  an item's credit is 1 when it is the recorded value, else what its environment's @verify
+  checker gives it (`_item_credit`, the one place that decides): 1 or 0 from a Bool checker,
+  value / N from a graded one (racesl.runtime.grades). A parallel answer scores the mean
+  credit; a sequential one K / t plus the last step's credit where K = t - 1 (only the last
+  step can have a checker: a verified environment ends chains);
 - sort: 1 when running all candidates in the answered order from x0 reaches the target;
 - select: 1 when running the answered distinct candidates from x0 reaches the target;
   a generator environment (racesl.check.generators) is never re-run: it may only come
   first, and gives the answer it drew, read from the record (its trace's first item);
 - branch, loop: 1 when the final value is right;
-- individual (one environment): 1 when the value is right, or its @verify checker accepts it.
+- individual (one environment): 1 when the value is the recorded one, else the grade its
+  @verify checker gives it (1 or 0 from a Bool checker).
+
+A checker of a generator environment that draws a latent value gets it third, read from the
+record's `extra["latents"]` (racesl.operators.rederive); a record without it, or with one
+outside its type, is a malformed record (status `error`), never a traceback.
 
 Two entry points: `score(record, completion) -> float`, the reward (fast: training calls
 it for every completion), and `verdict(record, completion) -> Verdict`, the same score
@@ -26,12 +34,15 @@ from __future__ import annotations
 import attrs
 
 from racesl.lower.effects import fresh
+from racesl.operators.rederive import latent_text
+from racesl.runtime import grades
 from racesl.rewards import libraries as _libraries
 from racesl.rewards.libraries import library_for
 from racesl.rewards.literals import CANONICAL, INVALID, UNKNOWN, read_literal
-from racesl.rewards.parse import (_CLOSE, _OPEN, MAX_ANSWER, _parse, expected_value, extract_answer,
+from racesl.rewards.parse import (_CLOSE, _OPEN, MAX_ANSWER, _parse, _unquote, expected_value, extract_answer,
                                   matches, parse_labels, split_items)
 from racesl.runtime.contract import canonical, parse_literal
+from racesl.types import types as T
 
 STATUSES = ("ok", "no_answer", "unparsable", "wrong_type", "wrong_length", "library_missing", "error")
 
@@ -92,7 +103,9 @@ def score(record: dict, completion) -> float:
         if op in ("branch", "loop"):
             return 1.0 if given and matches(given, record["answer"]) else 0.0
         if op == "individual":
-            return 1.0 if given and (matches(given, record["answer"]) or _single_verified(record, given)) else 0.0
+            if not given:
+                return 0.0
+            return 1.0 if matches(given, record["answer"]) else _single_grade(record, given)
         if op in ("sort", "select"):
             labels = parse_labels(given)  # none (or an empty text): 0, as `_labels` says
             return _labels(record, given, op, labels)[0] if labels else 0.0
@@ -181,12 +194,25 @@ def _judge(record: dict, given: str) -> tuple:
             return _RIGHT
         if s > 0.0:
             n = len(record["trace"])
-            return (s, "ok", "%d of %d steps right" if op == "sequential" else "%d of %d items right",
-                    (round(s * n), n))
+            what = "steps" if op == "sequential" else "items"
+            if op == "sequential":  # (only its last step has a checker: K + a part of 1)
+                part = int(abs(s * n - round(s * n)) > 1e-9)
+            else:
+                part = _partly_right(record, given) if record.get("extra", {}).get("verify") else 0
+            if part:  # a graded checker's partial credit
+                return (s, "ok", "credit %s of %d %s (%d partly right: partial credit from a graded checker)",
+                        (f"{s * n:.4g}", n, what, part))
+            return (s, "ok", "%d of %d " + what + " right", (round(s * n), n))
         return _why_not_items(record, given, op)
     if op in _VALUE_OPS:
-        if matches(given, record["answer"]) or (op == "individual" and _single_verified(record, given)):
+        if matches(given, record["answer"]):
             return _RIGHT
+        if op == "individual":
+            g = _single_grade(record, given)
+            if g >= 1.0:
+                return _RIGHT
+            if g > 0.0:
+                return (g, "ok", "partly right: graded %s by the checker", (f"{g:.4g}",))
         return _why_not_value(record, given)
     if op in _LABEL_OPS:
         return _labels(record, given, op)
@@ -331,50 +357,86 @@ def _shorten(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit - 3] + "...")
 
 
-def _item_right(record: dict, k: int, got: str) -> bool:
-    """Is item k of a list answer right: the recorded value, or, where item k comes from an
-    environment with a @verify checker (a sequential chain's last step, a parallel item),
-    an answer that checker accepts. Every operator that reads items asks here."""
+def _item_credit(record: dict, k: int, got: str) -> float:
+    """The credit of item k of a list answer, in [0, 1]: 1 for the recorded value, else,
+    where item k comes from an environment with a @verify checker (a sequential chain's last
+    step, a parallel item), the grade that checker gives it; else 0. Every operator that
+    reads items asks here."""
     trace = record["trace"]
     if matches(got, trace[k]):
-        return True
+        return 1.0
     if not record.get("extra", {}).get("verify"):
-        return False
+        return 0.0
     op = record["operator"]
     if op == "sequential" and k == len(trace) - 1:
-        return _verified(record, record["chain"][k], trace[k - 1] if k else record["input"], got, True)
+        return _graded(record, k, trace[k - 1] if k else record["input"], got, True)
     if op == "parallel":
-        return _verified(record, record["chain"][k], record["extra"]["inputs"][k], got, False)
-    return False
+        return _graded(record, k, record["extra"]["inputs"][k], got, False)
+    return 0.0
 
 
-def _single_verified(record: dict, given: str) -> bool:
-    """An individual task of a @verify environment: does its checker accept `given`?"""
+def _single_grade(record: dict, given: str) -> float:
+    """An individual task of a @verify environment: the grade its checker gives `given` (0
+    for an environment without one)."""
     if not record.get("extra", {}).get("verify"):
-        return False
-    return _verified(record, record["chain"][0], record["input"], given, True)
+        return 0.0
+    return _graded(record, 0, record["input"], given, True)
 
 
 def _prefix_or_mean(record: dict, given: str, op: str) -> float:
-    """The general path: sequential K/t (K the right items from the start), parallel the
-    mean over the items asked for (missing ones wrong)."""
+    """The general path: sequential K/t (K the right items from the start, the last one
+    counted by its credit), parallel the mean credit over the items asked for (missing ones
+    wrong)."""
     items = _read_items(record, given)
     if type(items) is tuple:
         return 0.0
     n = len(record["trace"])
     if op == "parallel":
-        return sum(1 for k, got in enumerate(items) if _item_right(record, k, got)) / n
+        return sum(_item_credit(record, k, got) for k, got in enumerate(items)) / n
     k = 0
-    while k < len(items) and _item_right(record, k, items[k]):
+    part = 0.0
+    while k < len(items):
+        c = _item_credit(record, k, items[k])
+        if c < 1.0:
+            part = c  # (only the last step has a checker: an earlier one is 1 or 0)
+            break
         k += 1
-    return k / n
+    return (k + part) / n
 
 
-def _verified(record: dict, env_name: str, x_text: str, got: str, required: bool) -> bool:
-    """Does the @verify checker of `env_name` accept `got` for the input written `x_text`?
-    Raises _LibraryMissing when the library cannot be found (never a silent comparison with
-    the recorded value alone). `required`: the record says this environment has a checker,
-    so a library without one contradicts it; else (a parallel item) no checker is a no."""
+def _partly_right(record: dict, given: str) -> int:
+    """How many items of a parallel answer a graded checker gave a credit strictly between 0
+    and 1 (for `verdict`'s detail; the score is `_prefix_or_mean`'s)."""
+    items = _read_items(record, given)
+    if type(items) is tuple:
+        return 0
+    return sum(0.0 < _item_credit(record, k, got) < 1.0 for k, got in enumerate(items))
+
+
+def _checker_value(got: str, due) -> object:
+    """The value a checker judges for the answer text `got` (a fresh one, not a cached one: the
+    checker may keep it), or INVALID. Where a Str is due, a text that is no Str literal is the
+    Str written without quotes (as `matches` reads it against a recorded answer: `abc`, `12`)."""
+    value = read_literal(got)
+    if value is UNKNOWN:
+        try:
+            value = parse_literal(got)
+        except ValueError:
+            value = INVALID
+    if type(value) is not str and isinstance(T.shape(T.unwrap(due)), T.StrT):
+        return _unquote(got)
+    return value
+
+
+def _graded(record: dict, k: int, x_text: str, got: str, required: bool) -> float:
+    """The grade the @verify checker of chain element k gives `got` for the input written
+    `x_text` (racesl.runtime.grades: 1 or 0 from a Bool checker), given the recorded latent
+    value where its generator draws one. Raises _LibraryMissing when the library cannot be
+    found (never a silent comparison with the recorded value alone), _BadRecord when the
+    record lacks the latent its checker needs. `required`: the record says this environment
+    has a checker, so a library without one contradicts it; else (a parallel item) no
+    checker is a 0."""
+    env_name = record["chain"][k]
     lib = library_for(record["library"])
     if lib is None:
         raise _LibraryMissing(f"library {record['library']} not found: the @verify checker of {env_name} "
@@ -384,20 +446,22 @@ def _verified(record: dict, env_name: str, x_text: str, got: str, required: bool
     if env is None or env.verify is None:
         if required or env is None:
             raise _BadRecord(f"the library has no @verify environment {env_name}")
-        return False
-    value = read_literal(got)  # a fresh value (not a cached one): the checker gets it
-    if value is UNKNOWN:
+        return 0.0
+    latent = None
+    if env.latent is not None:
         try:
-            value = parse_literal(got)
-        except ValueError:
-            return False
-    elif value is INVALID:
-        return False
-    if lib.conforms(value, env.output) is not None:
-        return False
+            latent = parse_literal(latent_text(record["extra"], k))
+        except ValueError as e:
+            raise _BadRecord(f"{env_name}: {e}") from None
+        if lib.conforms(latent, env.latent) is not None:
+            raise _BadRecord(f"{env_name}: the recorded latent value is outside {env.latent}")
+    value = _checker_value(got, env.output)
+    if value is INVALID or lib.conforms(value, env.output) is not None:
+        return 0.0
     x = expected_value(x_text)
-    out = lib.program.call(env.verify, (fresh(x), value))  # x is cached: the checker gets a copy
-    return out.status == "ok" and out.value is True
+    out = lib.program.call(env.verify, grades.args(env, fresh(x), value, latent))  # x is cached: a copy
+    g = grades.grade(env, out.status, out.value)
+    return 0.0 if g is None else float(g)
 
 
 # ---------------------------------------------------------------- the fast walk

@@ -375,9 +375,12 @@ def in_len(y):
 # ----------------------------------------------------------------- rng
 
 
+FRACTION_DEN = 1 << 53  # rng.fraction()'s denominator: random.random() is k / 2**53
+
+
 class SafeRng:
-    """The `rng` a sampler receives: `randint`, `choice`, `sample`, `shuffle`, `choices` and
-    nothing else reachable from a body (the checker allows no other attribute), backed by a
+    """The `rng` a sampler receives: `randint`, `choice`, `sample`, `shuffle`, `choices`,
+    `fraction`, `fork` (a child SafeRng) and nothing else reachable from a body (the checker allows no other attribute), backed by a
     `random.Random(seed)` — deterministic for a given seed."""
 
     __slots__ = ("_random",)
@@ -431,6 +434,33 @@ class SafeRng:
             out.append(population[lo])
         return out
 
+    def fraction(self):
+        """A fraction in [0, 1) as `(numerator, 2**53)`: exactly the value of one
+        `random.Random.random()` call (which draws two 32-bit words, keeps 27 + 26 bits and
+        returns k / 2**53), as a rational, since the language has no floats. A port of
+        `if random.random() < 0.3:` reads `num, den = rng.fraction()` then `num * 10 < 3 * den`."""
+        return int(self._random.random() * FRACTION_DEN), FRACTION_DEN
+
+    def fork(self, label):
+        """An independent sub-stream: a new rng seeded from one `getrandbits(64)` drawn from
+        this one (two 32-bit words) and `label` (an Int or a Str), through CPython's
+        str/bytes seeding (SHA-512, the same in every process and hash seed). The parent
+        advances by exactly those two words, whatever the child draws later."""
+        if type(label) is str:
+            if len(label) > MAX_LEN:
+                raise SizeExceeded("rng.fork label")
+            tag = "s" + label
+        elif type(label) is int:
+            if label.bit_length() > 64:
+                raise ValueError("rng.fork: an Int label has at most 64 bits")
+            tag = "i" + str(label)
+        else:
+            raise TypeError("rng.fork: the label is an Int or a Str")
+        word = self._random.getrandbits(64)
+        child = SafeRng.__new__(SafeRng)
+        child._random = _random.Random(f"racesl.fork\0{word}\0{tag}".encode("utf-8", "surrogatepass"))
+        return child
+
     def __repr__(self):
         return "SafeRng(...)"
 
@@ -438,7 +468,7 @@ class SafeRng:
 def rng_over(source: _random.Random) -> SafeRng:
     """A SafeRng drawing from an existing generator (the caller's per-item stream) instead
     of seeding its own: a new Mersenne Twister state costs ~10 µs a sampler call. A module
-    function, not a method, so a body's `rng` shows nothing but its four methods."""
+    function, not a method, so a body's `rng` shows nothing but its listed methods."""
     rng = SafeRng.__new__(SafeRng)
     rng._random = source
     return rng

@@ -156,20 +156,24 @@ def not_a_member(value: Any, t: Type, declared: str, why: str, cut: tuple[str, s
     from racesl.types.types import erase
 
     shown = _show(value)
-    if not conforms(value, t):
-        return f"not {article(declared)}: {why}"
     base = str(erase(t))
+    # the type as it must be shown: refinements written inside it (`Tuple[Int where ...,
+    # ...]`, which the declared name shows as its base) are shown, not the erased type twice
+    full = str(t) if declared == base and str(flatten(t)[0]) != base else declared
+    if not conforms(value, t):  # (its shape: `why` may name a refinement met first)
+        shape = check_value(value, t, lambda p, v: True) or why
+        return f"not {article(full)}: {shape}"
     top = f"{shown} violates "
     failed = cut[0] if cut is not None else why[len(top):] if why.startswith(top) else None
-    own = failed is not None and (failed in inline or declared == base)  # the refinement written in place
+    own = failed is not None and (failed in inline or (  # the refinement written in place, at the top
+        declared == base and any(failed in (p.text, p.shown) for p in flatten(t)[1])))
     if cut is not None:
-        whether = "its refinement" if own else f"whether it is {article(declared)}"
+        whether = "its refinement" if own else f"whether it is {article(full)}"
         return (f"{shown} is {article(base)}, but checking {whether} (`{cut[0]}`) was stopped: {cut[1]}, "
                 "which counts as false")
     if own:
         return f"{shown} is {article(declared)} but outside its refinement ({failed})"
-    if declared == base:  # refinements written inside the type (`Tuple[Int where ..., ...]`): show them
-        declared = str(t)
+    declared = full
     if failed is not None:
         return f"{shown} is {article(base)} but not {article(declared)} ({failed})"
     return f"{shown} is {article(base)} but not {article(declared)}: {why}"

@@ -41,6 +41,7 @@ import attrs
 
 from racesl.runtime.abi import ENTRY, LINEMAP_TAG
 from racesl.runtime.builtins import RUNTIME, safe_builtins
+from racesl.runtime.constants import CONST_FUEL, CONST_WALL, ConstantFailed, target_of
 from racesl.runtime.guards import check_result
 from racesl.runtime.limits import (
     DEFAULT_FUEL, DEFAULT_WALL, MAX_DEPTH, MAX_FUEL, Cutoff, FuelOut, call_limits,
@@ -140,6 +141,21 @@ class Program:
         self._cols = ({tuple(c[:4]): c[4] for c in line_map.get("cols", ())}
                       if line_map else None)
         self.budgets: dict[str, int] = dict(budgets or {})
+        self.constant_steps: dict[str, int] = {}  # constant's global -> steps its evaluation took
+        self._init_constants()
+
+    def _init_constants(self) -> None:
+        """Evaluate the module constants once, in definition order (racesl.runtime.constants);
+        ConstantFailed when one does not give a value (the library says where)."""
+        for name in list(self._fns):  # definition order: the namespace keeps it
+            target = target_of(name)
+            if target is None:
+                continue
+            out = self.call(name, (), fuel=CONST_FUEL, wall=CONST_WALL)
+            if not out.ok:
+                raise ConstantFailed(target, out.status, out.error, out.steps)
+            self.namespace[target] = out.value
+            self.constant_steps[target] = out.steps
 
     @classmethod
     def from_source(cls, source: str, filename: str, budgets: Mapping[str, int] | None = None) -> "Program":

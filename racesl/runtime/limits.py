@@ -8,9 +8,15 @@ Bounds (see docs/language.md §4.6):
 - `DEFAULT_FUEL` steps a call (400, the paper's "atomic steps"); no budget above `MAX_FUEL`
   (2**50, days of steps): it bounds how often one execution can run any statement, which
   lets the instrumentation leave a counter (`d += 1`) unguarded in `d * d`;
-- `FUEL_CAP`: the most steps `@fuel(N)` may give one function (1,000,000; racesl.check.fuel);
+- `FUEL_CAP`: the most steps `@fuel(N)` may give one function (1,000,000; racesl.check.fuel),
+  and `GENERATOR_FUEL_CAP` (20,000,000) for a helper that an environment of its module names in
+  `@generate` or `@verify`: a draw or a check runs once a task, where a body runs once per
+  candidate the search tries (a generator port searches, as RG's knight_swap does);
 - `DEFAULT_WALL` seconds of wall clock a call (2.0); a call given more steps than
-  DEFAULT_FUEL by `@fuel` gets a wall limit grown in proportion, up to `MAX_WALL` (`wall_for`);
+  DEFAULT_FUEL by `@fuel` gets a wall limit grown in proportion, up to `MAX_WALL` (`wall_for`):
+  30 s, whatever the budget, so the larger cap of generators and checkers buys steps, not
+  time (20,000,000 steps of a plain `while` loop took about 10 s on a busy 2-core machine;
+  a step that runs a long C call is what the wall limit is for);
 - `MAX_LEN`: no str / list / tuple / set / dict longer than 100,000 is built by a guarded
   operation, and no builtin is run over a sequence longer than that;
 - `MAX_INT_BITS`: no int wider than 8,192 bits is built by `*`, `**`, `<<`, `pow` or `int()`,
@@ -27,13 +33,14 @@ Bounds (see docs/language.md §4.6):
 from __future__ import annotations
 
 __all__ = [
-    "DEFAULT_FUEL", "FUEL_CAP", "MAX_FUEL", "DEFAULT_WALL", "MAX_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH",
+    "DEFAULT_FUEL", "FUEL_CAP", "GENERATOR_FUEL_CAP", "MAX_FUEL", "DEFAULT_WALL", "MAX_WALL", "MAX_LEN", "MAX_INT_BITS", "MAX_DEPTH",
     "MAX_RENDER", "MAX_WALK", "wall_for", "call_limits",
     "STATUSES", "Cutoff", "FuelOut", "Timeout", "SizeExceeded", "RecursionCut",
 ]
 
 DEFAULT_FUEL = 400
 FUEL_CAP = 1_000_000
+GENERATOR_FUEL_CAP = 20_000_000
 MAX_FUEL = 1 << 50
 DEFAULT_WALL = 2.0
 MAX_WALL = 30.0

@@ -230,6 +230,11 @@ def render_size(v, limit: int, top_str: bool = True) -> int:
     computed without rendering. Shared substructure counts once per occurrence, as `repr`
     prints it, but is measured once: `[a, a]` nested 60 deep is refused after 61 steps.
     A function or iterator inside `v` raises `OpaqueText`: `v` is about to be rendered."""
-    if type(v) is str:
+    t = type(v)
+    if t is str:
         return len(v) if top_str else _str_repr_len(v)
+    if (t is list or t is tuple) and v:  # the common flat row: what `_unfolded` gives, without its memo
+        types = set(map(type, v))
+        if types <= _LEAVES:
+            return 16 + 2 * len(v) + _render_bulk(v, types, limit)
     return _unfolded(v, limit, _render_leaf, _render_bulk, 2, 16)

@@ -328,6 +328,28 @@ def _weights(_inst, _attr, value) -> None:
                               "weights", name)
 
 
+# The largest [text_limits] entry: a value's text is shown in a prompt, and a prompt of
+# 100,000 characters is no task (the global max_text has no cap; this one keeps a typo of
+# a few zeros from letting whole documents through one environment).
+MAX_TEXT_LIMIT = 100_000
+
+
+def _text_limits(_inst, _attr, value) -> None:
+    if not isinstance(value, tuple):
+        raise ConfigError(f'[text_limits] must map environment or module names to a number of characters, e.g. '
+                          f'"grids" = 400, not {show(value)}', "text_limits")
+    for item in value:
+        if not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str) or not item[0]:
+            raise ConfigError(f"[text_limits] entries must be name = characters, not {show(item)}", "text_limits")
+        name, n = item
+        if type(n) is not int or not 0 <= n <= MAX_TEXT_LIMIT:
+            shown = show(n)
+            shown = shown if len(shown) <= 40 else f"a number of {len(shown)} digits"
+            raise ConfigError(f'[text_limits] "{name}" must be a whole number of characters from 0 to '
+                              f"{MAX_TEXT_LIMIT:,} (the longest text form of a value shown), not {shown}",
+                              "text_limits", name)
+
+
 @attrs.frozen
 class CompileConfig:
     SECTION: ClassVar[str] = "compile"
@@ -356,6 +378,10 @@ class CompileConfig:
     exclude: tuple[str, ...] = attrs.field(default=(), converter=as_tuple, validator=_names)
     # (environment or module, weight): an environment's share of appearances follows its weight
     weights: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_weight_pairs, validator=_weights)
+    # (environment or module, characters): that environment's own max_text, in place of the
+    # [filters] one (racesl.search.subsets.text_limits; its outputs only)
+    text_limits: tuple[tuple[str, int], ...] = attrs.field(default=(), converter=_weight_pairs,
+                                                           validator=_text_limits)
     # a held-out split (racesl.search.holdout): what test tasks hold and train tasks never show
     holdout: str | None = attrs.field(default=None, validator=_holdout)
     part: str = attrs.field(default="train", validator=_part)
@@ -450,7 +476,7 @@ def parse_operators(spec: str) -> tuple[tuple[str, int, int], ...]:
 
 # ------------------------------------------------------------ races.toml
 
-SECTIONS = ("compile", "operators", "filters", "templates", "weights")
+SECTIONS = ("compile", "operators", "filters", "templates", "weights", "text_limits")
 COMPILE_KEYS = ("sources", "n", "seed", "expansions", "restarts", "max_level", "batch", "block", "quota_slack",
                 "distractors", "solver", "include", "envs", "exclude", "holdout", "part")
 # command-line options people write into races.toml
@@ -622,6 +648,8 @@ def from_toml(data: dict, base: Path) -> dict:
         kw["templates"] = _templates_from(data["templates"], base)
     if data.get("weights"):
         kw["weights"] = _flat(data["weights"])
+    if data.get("text_limits"):
+        kw["text_limits"] = _flat(data["text_limits"])
     CompileConfig(**kw)  # every value checked here, where the file is known
     return kw
 

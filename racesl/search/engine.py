@@ -26,6 +26,7 @@ from racesl.runtime.limits import Cutoff
 from racesl.sample.default import NoSample
 from racesl.search.config import CompileConfig
 from racesl.search.filters import value_filter
+from racesl.search.subsets import env_filters
 from racesl.types import types as T
 
 
@@ -47,6 +48,7 @@ class Step:
     output: Any
     text: str  # canonical(output)
     steps: int
+    latent: Any = None  # a generator's latent value, for its @verify checker (racesl.check.verifiers)
 
 
 @attrs.frozen
@@ -106,6 +108,15 @@ class Executor:
         self._index = {lib.envs[q].pyname: k for k, q in enumerate(names)}
         self._names = names
         self.timeouts = mp.RawArray("i", max(1, len(names)))  # (increments may race: off by one at worst)
+        # [text_limits]: the filters of each environment with a text limit of its own
+        self._filters = env_filters(lib.envs, cfg)
+        # (environment, why) → runs of it dropped, since the caller last cleared it: what the
+        # compile's "never used" reasons name (racesl.search.unused); the caller moves it out
+        self.refused: Counter = Counter()
+
+    def filters(self, qualname: str):
+        """The value filters of one environment: the config's, with its own text limit."""
+        return self._filters.get(qualname, self.cfg.filters)
 
     def dropped(self) -> dict[str, int]:
         """{environment: timed-out calls} of those dropped so far."""
@@ -144,6 +155,7 @@ class Executor:
         lib = self.lib
         if guarded and lib.conforms(x, env.input, x_text) is not None:
             stats["domain"] += 1
+            self.refused[env.qualname, "domain"] += 1
             return None
         key = None
         if x_text is not None:
@@ -157,12 +169,14 @@ class Executor:
                 stats["reused"] += 1
                 if type(hit) is str:
                     stats[hit] += 1
+                    self.refused[env.qualname, hit] += 1
                     return None
                 return hit
         k = self._index[env.pyname]
         if self.timeouts[k] >= DROP_AFTER:
             stats["reused"] += 1  # a remembered timeout
             stats["timeout"] += 1
+            self.refused[env.qualname, "timeout"] += 1
             return None
         stats["executions"] += 1
         out = self._execute(env, x, settings) if self.runner is None else self._execute_remote(env, x, settings)
@@ -172,6 +186,7 @@ class Executor:
             self._memo.put(key, out, len(x_text) + (len(out.text) if type(out) is Step else 0))
         if type(out) is str:
             stats[out] += 1
+            self.refused[env.qualname, out] += 1
             return None
         return out
 
@@ -198,7 +213,7 @@ class Executor:
     def _step(self, env: EnvSig, settings: tuple, value, text: str, steps: int, conforms) -> Step | str:
         """A finished run's step, or what drops it: the value filters first, then the
         contract (`conforms()`: whether the value is of the output type)."""
-        why = value_filter(self.cfg.filters, value, text)
+        why = value_filter(self._filters.get(env.qualname, self.cfg.filters), value, text)
         if why:
             return why
         if not conforms():
@@ -297,19 +312,21 @@ class Search:
         from the input, so the body never runs. None (counted) when the draw fails or the
         answer is dropped by the filters (a copy of the input included)."""
         try:
-            x, value = self.lib.draw(env, rng, level)
+            x, value, latent = self.lib.draw_instance(env, rng, level)
             st = self.settings(env, rng, level)
         except NoSample:
             stats["error"] += 1
+            self.exec.refused[env.qualname, "error"] += 1
             return None
         text = canonical(value)
-        why = value_filter(self.cfg.filters, value, text)
+        why = value_filter(self.exec.filters(env.qualname), value, text)
         if not why and self.cfg.filters.repeated_state and text == canonical(x):
             why = "repeated_state"
         if why:
             stats[why] += 1
+            self.exec.refused[env.qualname, why] += 1
             return None
-        return x, Step(env.qualname, st, value, text, 0)
+        return x, Step(env.qualname, st, value, text, 0, latent)
 
     # ------------------------------------------------------------ weighted choice
 

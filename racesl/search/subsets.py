@@ -1,5 +1,5 @@
 """Which environments a compile uses, and how often: `envs` (a seeded sample of N spread over
-modules, or the names in a file), `exclude`, and `[weights]` (racesl.search.config).
+modules, or the names in a file), `exclude`, `[weights]` and `[text_limits]` (racesl.search.config).
 
 Everything here is a function of the library, the config and its seed, so every worker, Ray
 actor and training stream that builds a `Generator` makes the same choice. An environment
@@ -132,6 +132,34 @@ def _weights(names: Names, pairs) -> dict[str, float]:
                 for q in hit:
                     out[q] = float(w)
     return out
+
+
+def text_limits(envs: dict, cfg) -> dict[str, int]:
+    """{qualname: characters} of every environment a [text_limits] entry names: its own
+    max_text in place of the [filters] one (a module's limit for each of its environments,
+    an environment's own over its module's, as in [weights]). Empty without the section."""
+    if not cfg.text_limits:
+        return {}
+    names = Names(envs)
+    out: dict[str, int] = {}
+    for specific in (False, True):
+        for name, n in cfg.text_limits:
+            try:
+                hit = names.resolve(name)
+            except ConfigError as e:
+                raise ConfigError(f'[text_limits] "{name}": {e.message}', "text_limits", name) from None
+            if (name.strip() in names.modules and name.strip() not in names.envs) != specific:
+                for q in hit:
+                    out[q] = n
+    return out
+
+
+def env_filters(envs: dict, cfg) -> dict:
+    """{qualname: Filters} of every environment with a text limit of its own ([text_limits]):
+    the config's filters with that max_text. The one place a compile's filters become an
+    environment's: the search (racesl.search.engine), the solver's pruning and the "never
+    used" reasons all read it."""
+    return {q: attrs.evolve(cfg.filters, max_text=n) for q, n in text_limits(envs, cfg).items()}
 
 
 def choose(envs: dict, cfg, usable) -> Choice:

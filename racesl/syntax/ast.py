@@ -356,7 +356,20 @@ class FuncDef(Node):
         return self.kind == "env"
 
 
-Item = Union[ModuleDecl, Import, FromImport, TypeDecl, FuncDef]
+@node
+class ConstDef(Node):
+    """`NAME: TYPE = EXPR` at the top level: a module constant, evaluated once when a library
+    is loaded (racesl.runtime.constants) and never changed by a body (racesl.check.constants).
+    `annotation` is None only when the source left the type out (an error, E440)."""
+
+    name: str
+    annotation: TypeExpr | None
+    value: Expr
+    span: Span
+    name_span: Span
+
+
+Item = Union[ModuleDecl, Import, FromImport, TypeDecl, FuncDef, ConstDef]
 
 
 @node

@@ -134,6 +134,9 @@ class Builder(Transformer_NonRecursive):
     def newtype_decl(self, meta, c):
         return A.TypeDecl(str(c[0]), c[1], True, meta_span(meta), tok_span(c[0]))
 
+    def const_def(self, meta, c):
+        return A.ConstDef(str(c[0]), c[1], c[2], meta_span(meta), tok_span(c[0]))
+
     def decorated(self, meta, c):
         fn: A.FuncDef = c[-1]
         import attrs

@@ -4,7 +4,7 @@ sorts decorators by it) and the language server (completion, hover, signature he
 
 from __future__ import annotations
 
-DECORATORS = ("generate", "sample", "verify", "fuel", "laws", "tags")
+DECORATORS = ("generate", "sample", "verify", "fuel", "laws", "layout", "tags")
 LAWS = ("idempotent", "involution")
 
 

@@ -51,6 +51,10 @@ _FORBIDDEN_HINTS = {
 }
 
 
+_TOP_HINT = ("a module holds declarations: env, def, type, newtype, import, from, module and "
+             "constants (NAME: TYPE = value); put statements inside an env or def body")
+
+
 class _PositionFilter:
     """Keeps _NEWLINE/_INDENT/_DEDENT out of node spans. A class with a fixed repr, not a
     lambda: lark keys its on-disk grammar cache by the options' text, and a lambda's repr
@@ -221,8 +225,14 @@ class _ItemParser:
         if self.toks and t is self.toks[0] and t.kind not in ("INDENT",):
             self.diags.append(Diagnostic(
                 "E100", f"unexpected {_describe(t)} at the top level of a module", t.span, self.path,
-                hint="a module holds declarations: env, def, type, newtype, import, from, module; "
-                     "put statements inside an env or def body"))
+                hint=_TOP_HINT))
+            return
+        if k == 1 and self.toks[0].kind == "NAME" and t.value not in (":", "="):
+            # `print(x)`, `x += 1` at the top level: a name starts only a constant there
+            first = self.toks[0]
+            self.diags.append(Diagnostic(
+                "E100", "unexpected statement at the top level of a module",
+                first.span, self.path, hint=_TOP_HINT))
             return
         exp = sorted({_readable(e) for e in expected})
         if {"NAME", "INT", "STRING"} <= expected:

@@ -11,6 +11,7 @@ the dataloader fetches (one or two steps later: accelerate reads one batch ahead
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from transformers import TrainerCallback
@@ -97,3 +98,52 @@ class StreamStatsCallback(TrainerCallback):
                           "races/stream/seconds": round(s.seconds, 3)})
         _record(state, logs, extra)
         return control
+
+
+# what rewards.jsonl keeps of a step's log entry (TRL 1.16's names → ours)
+REWARD_LOG_KEYS = {"reward": "reward", "reward_std": "reward_std", "frac_reward_zero_std": "frac_reward_zero_std",
+                   "completions/mean_length": "completion_length", "completions/clipped_ratio": "clipped_ratio",
+                   "loss": "loss", "learning_rate": "learning_rate", "entropy": "entropy"}
+
+
+class RewardLogCallback(TrainerCallback):
+    """Writes `rewards.jsonl` in the output folder: one JSON line per logged step (step, wall
+    seconds since training began, mean reward and its standard deviation within groups, the
+    share of groups with no reward variance, mean completion length, loss, learning rate, and
+    the mean reward by operator). A learning curve that survives a crash: each line is written
+    and flushed when the step is logged, not at the end. A resumed run appends."""
+
+    def __init__(self, path: str | Path, resume: bool = False):
+        self.path = Path(path)
+        self.resume = resume
+        self.t0: float | None = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        self.t0 = time.perf_counter()
+        if state.is_world_process_zero:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a" if self.resume else "w", encoding="utf-8"):
+                pass
+        return control
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if not state.is_world_process_zero or not logs or "reward" not in logs:
+            return control  # (the end-of-training summary has no reward: not a step)
+        line = reward_line(state.global_step, time.perf_counter() - (self.t0 or time.perf_counter()), logs)
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(line) + "\n")
+        return control
+
+
+def reward_line(step: int, seconds: float, logs: dict) -> dict:
+    """One line of rewards.jsonl from a trainer log entry."""
+    line: dict = {"step": int(step), "seconds": round(float(seconds), 3)}
+    for key, name in REWARD_LOG_KEYS.items():
+        v = logs.get(key)
+        if isinstance(v, (int, float)):
+            line[name] = float(v)
+    ops = {k.split("/")[1]: float(v) for k, v in logs.items()
+           if k.startswith("races/") and k.count("/") == 2 and k.endswith("/reward") and isinstance(v, (int, float))}
+    if ops:
+        line["by_operator"] = dict(sorted(ops.items()))
+    return line

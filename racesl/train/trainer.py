@@ -234,7 +234,7 @@ def load_tokenizer(cfg: TrainConfig, model_path: str):
 def build(cfg: TrainConfig, *, model: str | None = None, output_dir: str | None = None,
           max_steps: int | None = None, echo=print) -> Built:
     from racesl.train import stream as S
-    from racesl.train.callbacks import CurriculumCallback, StreamStatsCallback
+    from racesl.train.callbacks import CurriculumCallback, RewardLogCallback, StreamStatsCallback
     from racesl.train.rewards import Observations, RacesReward
 
     model_path = model or cfg.model.path
@@ -283,7 +283,9 @@ def build(cfg: TrainConfig, *, model: str | None = None, output_dir: str | None 
 
     observations = Observations() if curriculum is not None else None
     reward = RacesReward(observations)
-    callbacks = [StreamStatsCallback(source, reward)]
+    resume = bool(cfg.launch.resume_from_checkpoint)
+    callbacks = [StreamStatsCallback(source, reward),
+                 RewardLogCallback(Path(args.output_dir) / "rewards.jsonl", resume=resume)]  # the learning curve
     if curriculum is not None:
         callbacks.append(CurriculumCallback(curriculum, observations, Path(args.output_dir) / "curriculum.jsonl",
                                             echo=echo))

@@ -206,6 +206,8 @@ ENTRIES: tuple[Entry, ...] = (
     _m("rng", "sample", 2, 2, guard="count", result="list", infer=False, growth=None),
     _m("rng", "shuffle", 1, 1, result="none"),
     _m("rng", "choices", 1, 1, kw=("weights", "k"), guard="count", result="list", infer=False, growth=None),
+    _m("rng", "fraction", 0, 0, result="tuple", infer=False),
+    _m("rng", "fork", 1, 1, result="any"),
 )
 
 

@@ -57,14 +57,14 @@ def test_same_seed_same_pair(lib):
 
 def test_a_generator_that_draws_differently_from_one_seed_is_E611(lib, monkeypatch):
     env = lib.envs["unscramble.unscramble"]
-    real, calls = lib.draw, []
+    real, calls = lib.draw_instance, []
 
     def flaky(e, rng, level):
         calls.append(1)
-        x, o = real(e, rng, level)
-        return (x, o + "s") if len(calls) % 2 == 0 else (x, o)
+        x, o, latent = real(e, rng, level)
+        return (x, o + "s", latent) if len(calls) % 2 == 0 else (x, o, latent)
 
-    monkeypatch.setattr(lib, "draw", flaky)
+    monkeypatch.setattr(lib, "draw_instance", flaky)  # (the probe draws the instance, latent and all)
     _, diags, _ = probe_env(lib, env, 6, 0)
     assert [d.code for d in diags] == ["E611"]
     assert "from the same seed" in diags[0].message and diags[0].span == env.span

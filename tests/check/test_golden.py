@@ -24,7 +24,12 @@ def diagnose(chunk, tmp_path: Path):
         from racesl.graph.diagnostics import composition_diagnostics
         from racesl.graph.signature import build_graph
 
-        lib = Library(checked)
+        from racesl.library import ConstantError
+
+        try:
+            lib = Library(checked)
+        except ConstantError as e:  # a module constant that does not evaluate (E443)
+            return diags + [e.diagnostic]
         graph, solver = build_graph(lib.envs.values(), True)
         diags += composition_diagnostics(graph, lib.root_envs, solver)
         seeds = SeedProbe(lib, set_builders(lib, lib.root_envs))  # E601 under other hash seeds

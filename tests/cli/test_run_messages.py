@@ -42,6 +42,16 @@ env count(xs: List[Small] where len(it) <= 3) -> Int:
 env lcm(p: Tuple[Int where 1 <= it <= 100, Int where 1 <= it <= 100]) -> Int:
     """Multiply the two numbers of p."""
     return p[0] * p[1]
+
+type Pos = Int where it > 0
+
+env lcm_named(p: Tuple[Pos, Pos]) -> Int:
+    """Multiply the two numbers of p."""
+    return p[0] * p[1]
+
+env tagged(p: Tuple[Str where slow_ok(it), Int where it > 0]) -> Int:
+    """Return the number of p."""
+    return p[1]
 '''
 
 # (environment, arguments, the line racesc writes to stderr)
@@ -67,6 +77,14 @@ GOLDEN = [
     ("lcm", ["--input", "(0, 3)"],  # refinements inside the type: shown, not the erased type twice
      "racesc: input 1: (0, 3) is a Tuple[Int, Int] but not a Tuple[Int where 1 <= it <= 100, "
      "Int where 1 <= it <= 100]: component 0: 0 violates 1 <= it <= 100"),
+    ("lcm_named", ["--input", "(0, 3)"],  # the alias the signature writes
+     "racesc: input 1: (0, 3) is a Tuple[Int, Int] but not a Tuple[Pos, Pos]: component 0: 0 violates it > 0"),
+    ("lcm", ["--input", "(0, 'b')"],  # the shape it misses (component 1), not a refinement met first
+     "racesc: input 1: not a Tuple[Int where 1 <= it <= 100, Int where 1 <= it <= 100]: component 1: "
+     "expected Int where 1 <= it <= 100, got str 'b'"),
+    ("tagged", ["--input", "('a', 3)"],  # a check inside the type cut off: the refined type, not "its"
+     "racesc: input 1: ('a', 3) is a Tuple[Str, Int], but checking whether it is a Tuple[Str where "
+     "slow_ok(it), Int where it > 0] (`slow_ok(it)`) was stopped: fuel, which counts as false"),
 ]
 
 

@@ -66,8 +66,8 @@ def test_empty_and_comment_only_files(text: str, formatted: str):
 
 
 def test_decorators_in_canonical_order():
-    assert DECORATORS == ("generate", "sample", "verify", "fuel", "laws", "tags")
-    assert [rank(n) for n in ("tags", "sample", "fuel", "mystery")] == [5, 1, 3, 6]
+    assert DECORATORS == ("generate", "sample", "verify", "fuel", "laws", "layout", "tags")
+    assert [rank(n) for n in ("tags", "sample", "fuel", "mystery")] == [len(DECORATORS) - 1, 1, 3, len(DECORATORS)]
 
 
 def test_description_joins_lines_and_keeps_paragraphs():

@@ -71,7 +71,7 @@ def test_completion_contexts(tmp_path):
     assert {"fibonacci", "Nat", "gcd"} <= labels(v, SRC, "from numbers import Small, ")
     assert {"fibonacci", "Nat"} <= labels(v, SRC, "def h(x: Int) -> Int:\n    return numbers.")
     got = labels(v, SRC, "def h(rng, level) -> Int:\n    return rng.")
-    assert got == {"randint", "choice", "sample", "shuffle", "choices"}
+    assert got == {"randint", "choice", "sample", "shuffle", "choices", "fraction", "fork"}
     got = labels(v, SRC, "def h(xs: List[Int]) -> Int:\n    return xs.")
     assert "append" in got and "upper" not in got
     assert {"idempotent", "involution"} == labels(v, SRC, "@laws(")

@@ -105,3 +105,22 @@ def test_sort_answers_are_right_and_the_listing_is_drawn_last():
     for r in recs[:40]:
         assert score(r, f"<answer>{r['answer']}</answer>") == 1.0
         assert oracle_reaches(narrow(), r, r["answer"].split(", "))
+
+
+def test_profile_paths_are_the_graphs_and_remembered():
+    """A profile's paths ask for an environment's predecessors (and, half the time, the
+    conditions that take its input) at every step: both are remembered per search, and
+    remembered lists are exactly what the graph gives (compile cost, issue 45)."""
+    from racesl.compile.generator import Generator
+    from racesl.operators.outputs import Outputs
+    from racesl.types import types as T
+
+    lib = narrow()
+    search = Generator(lib, CompileConfig(n=1, seed=0)).search
+    outputs = Outputs(search)
+    for q in sorted(search.names):
+        want = [p for p, _ in search.graph.predecessors(q) if p in search.names and not search.envs[p].terminal]
+        assert outputs._before(q) == want
+        assert outputs._before(q) is outputs._before(q)  # (one list, not a fresh one a call)
+        shape = T.erase(search.envs[q].input)
+        assert outputs._conditions(shape) == [c for c in search.conditions if T.erase(search.envs[c].input) == shape]

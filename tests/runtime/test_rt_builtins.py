@@ -109,7 +109,7 @@ def test_safe_rng():
     assert sorted(xs) == list(range(10)) and xs != list(range(10))
     assert len(SafeRng(3).sample(range(100), 5)) == 5
     public = [n for n in dir(SafeRng(0)) if not n.startswith("_")]
-    assert public == ["choice", "choices", "randint", "sample", "shuffle"]
+    assert public == ["choice", "choices", "fork", "fraction", "randint", "sample", "shuffle"]
     assert not hasattr(SafeRng(0), "__dict__")
 
 
@@ -135,4 +135,4 @@ def test_rng_over_draws_from_the_callers_stream():
     assert [safe.randint(0, 99) for _ in range(5)] == [b.randint(0, 99) for _ in range(5)]
     assert a.random() == b.random()  # the source advanced exactly as far
     assert type(safe) is SafeRng and [n for n in dir(safe) if not n.startswith("_")] == [
-        "choice", "choices", "randint", "sample", "shuffle"]
+        "choice", "choices", "fork", "fraction", "randint", "sample", "shuffle"]

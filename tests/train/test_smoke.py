@@ -33,6 +33,9 @@ def test_train_then_eval(tiny_model, tmp_path, capsys):
     assert any(st["size"] == 2 for st in summary["curriculum"].values())
     assert "trained 3 steps" in captured.out and "curriculum sizes" in captured.out
     assert (out / "model.safetensors").exists() and (out / "tokenizer.json").exists()
+    curve = [json.loads(line) for line in (out / "rewards.jsonl").read_text().splitlines()]
+    assert [c["step"] for c in curve] == [1, 2, 3]  # the learning curve: a line per step
+    assert all(0.0 <= c["reward"] <= 1.0 and c["seconds"] >= 0 and "completion_length" in c for c in curve)
 
     tasks = tmp_path / "tasks.jsonl"
     from racesl import resources

@@ -50,6 +50,9 @@ ALLOWED: dict[tuple[str, frozenset[str]], str] = {
         "`_len_bound`: the builtins whose result is no longer than their argument",
     ("racesl/lower/instrument/scope.py", frozenset(["sorted", "list", "tuple", "reversed"])):
         "`_rows_of`: the builtins whose result holds the very row objects of their argument (code)",
+    ("racesl/check/constants.py", frozenset(["join", "extend", "count", "index", "startswith", "endswith"])):
+        "READING_ARG_METHODS: the methods a module constant may be passed to (they read their "
+        "arguments, never keep them): a checker rule over table names, checked below to be table methods",
     ("racesl/solver/chars.py", frozenset(["isdigit", "isalpha", "islower", "isupper"])):
         "METHODS: the Str methods the solver encodes, read from the table and checked below to be in it",
     ("racesl/solver/chars.py", frozenset(["isdigit", "isalpha", "islower", "isupper", "breaks_lower",
@@ -116,6 +119,11 @@ def test_the_allowed_lists_name_table_entries():
     from racesl.solver import chars
 
     assert len(chars.METHODS) == 4 and chars.METHODS <= {e.name for e in B.methods("Str")}
+    from racesl.check import constants
+
+    methods = {e.name for e in B.ENTRIES if e.receiver not in (None, "rng")}
+    assert constants.READING_ARG_METHODS <= methods  # (extend changes its receiver, never its argument)
+    assert constants.RNG_READS == {"choice", "sample", "choices"}
 
 
 def test_entries_are_unique_and_well_formed():
