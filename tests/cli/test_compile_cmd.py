@@ -14,7 +14,7 @@ import pytest
 from racesl import resources
 from racesl.records import read_records
 from racesl.rewards import load_sidecar, score
-from tests.support.tasks import HALVE, PYTHON, REPO, TRIPLE, run_racesc, start_racesc, toy_library, wrap
+from tests.support.tasks import HALVE, PYTHON, REPO, TRIPLE, default_sigint, run_racesc, start_racesc, toy_library, wrap
 
 TOY = toy_library("toy", '''\
 env add_k(n: Nat, k: Int where 2 <= it <= 9) -> Nat:
@@ -178,7 +178,7 @@ def test_signal_while_writing_leaves_no_temp_file(toy, tmp_path, sig):
     out = tmp_path / "out.jsonl"
     out.write_text("old\n")
     p = subprocess.run([PYTHON, "-c", _DURING_WRITE, sig, str(toy), str(out)], cwd=REPO, capture_output=True,
-                       text=True, timeout=120)
+                       text=True, timeout=120, preexec_fn=default_sigint)
     assert p.returncode != 0, p.stderr
     assert out.read_text() == "old\n"
     assert _parts(tmp_path) == [], "temporary file left behind"

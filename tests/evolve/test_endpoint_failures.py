@@ -18,6 +18,7 @@ from racesl.cli.main import main
 from racesl.pool import Pool
 from tests.generation.test_openai_refusals import KNOWN, strict
 from tests.support.openai_stub import Slow
+from tests.support.tasks import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 JUNK = "I would rather not write a module."  # a completion that stops at extract: cheap to judge
@@ -75,7 +76,8 @@ def test_no_grammar_unless_asked_and_a_refused_one_is_said_once(tmp_path, capsys
 def _evolve_process(cfg: Path, url: str) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([sys.executable, "-m", "racesl", "evolve", str(cfg), "--endpoint", url, "--steps", "1"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
 
 
 STOP_SECONDS = 5.0  # Ctrl-C to exit, with four requests in flight and retries left
