@@ -311,18 +311,29 @@ def _weight_pairs(value):
     return as_tuple(value)
 
 
-def _weights(_inst, _attr, value) -> None:
+def _named_entries(section: str, value, maps_to: str, entry: str):
+    """The (name, value) entries of a per-name table ([weights], [text_limits]), once the table
+    and each entry have their shape; ConfigError naming the section otherwise."""
     if not isinstance(value, tuple):
-        raise ConfigError(f'[weights] must map environment or module names to weights, e.g. "ciphers" = 2.0, '
-                          f"not {show(value)}", "weights")
+        raise ConfigError(f"[{section}] must map environment or module names to {maps_to}, not {show(value)}",
+                          section)
     for item in value:
         if not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str) or not item[0]:
-            raise ConfigError(f"[weights] entries must be name = weight, not {show(item)}", "weights")
-        name, w = item
+            raise ConfigError(f"[{section}] entries must be name = {entry}, not {show(item)}", section)
+        yield item
+
+
+def _shown_number(x) -> str:
+    """A wrong number as a message shows it: a 401-digit one by its length."""
+    shown = show(x)
+    return shown if len(shown) <= 40 else f"a number of {len(shown)} digits"
+
+
+def _weights(_inst, _attr, value) -> None:
+    for name, w in _named_entries("weights", value, 'weights, e.g. "ciphers" = 2.0', "weight"):
         # compared, never converted: a 401-digit int is no float, and NaN fails both bounds
         if type(w) not in (int, float) or not 0 <= w <= MAX_WEIGHT:
-            shown = show(w)
-            shown = shown if len(shown) <= 40 else f"a number of {len(shown)} digits"
+            shown = _shown_number(w)
             raise ConfigError(f'[weights] "{name}" must be a finite number of at least 0 (0: never used) and at '
                               f"most {MAX_WEIGHT:,} (weights are relative: 2 doubles a share), not {shown}",
                               "weights", name)
@@ -335,16 +346,10 @@ MAX_TEXT_LIMIT = 100_000
 
 
 def _text_limits(_inst, _attr, value) -> None:
-    if not isinstance(value, tuple):
-        raise ConfigError(f'[text_limits] must map environment or module names to a number of characters, e.g. '
-                          f'"grids" = 400, not {show(value)}', "text_limits")
-    for item in value:
-        if not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], str) or not item[0]:
-            raise ConfigError(f"[text_limits] entries must be name = characters, not {show(item)}", "text_limits")
-        name, n = item
+    for name, n in _named_entries("text_limits", value, 'a number of characters, e.g. "grids" = 400',
+                                  "characters"):
         if type(n) is not int or not 0 <= n <= MAX_TEXT_LIMIT:
-            shown = show(n)
-            shown = shown if len(shown) <= 40 else f"a number of {len(shown)} digits"
+            shown = _shown_number(n)
             raise ConfigError(f'[text_limits] "{name}" must be a whole number of characters from 0 to '
                               f"{MAX_TEXT_LIMIT:,} (the longest text form of a value shown), not {shown}",
                               "text_limits", name)
