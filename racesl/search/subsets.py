@@ -121,16 +121,24 @@ def spread_sample(pool: list[str], envs: dict, k: int, seed: int) -> list[str]:
 def _weights(names: Names, pairs) -> dict[str, float]:
     """{qualname: weight} of every environment a [weights] entry names: a module's weight
     for each of its environments, an environment's own weight over its module's."""
-    out: dict[str, float] = {}
+    return {q: float(w) for q, w in _by_name(names, pairs, "weights").items()}
+
+
+def _by_name(names: Names, pairs, section: str) -> dict:
+    """{qualname: value} of every environment a per-name table's entries name: a module's value
+    for each of its environments, then an environment's own over its module's ([weights],
+    [text_limits]); ConfigError naming the section and entry for a name no module or
+    environment has."""
+    out: dict = {}
     for specific in (False, True):
-        for name, w in pairs:
+        for name, v in pairs:
             try:
                 hit = names.resolve(name)
             except ConfigError as e:
-                raise ConfigError(f'[weights] "{name}": {e.message}', "weights", name) from None
+                raise ConfigError(f'[{section}] "{name}": {e.message}', section, name) from None
             if (name.strip() in names.modules and name.strip() not in names.envs) != specific:
                 for q in hit:
-                    out[q] = float(w)
+                    out[q] = v
     return out
 
 
@@ -140,18 +148,7 @@ def text_limits(envs: dict, cfg) -> dict[str, int]:
     an environment's own over its module's, as in [weights]). Empty without the section."""
     if not cfg.text_limits:
         return {}
-    names = Names(envs)
-    out: dict[str, int] = {}
-    for specific in (False, True):
-        for name, n in cfg.text_limits:
-            try:
-                hit = names.resolve(name)
-            except ConfigError as e:
-                raise ConfigError(f'[text_limits] "{name}": {e.message}', "text_limits", name) from None
-            if (name.strip() in names.modules and name.strip() not in names.envs) != specific:
-                for q in hit:
-                    out[q] = n
-    return out
+    return _by_name(Names(envs), cfg.text_limits, "text_limits")
 
 
 def env_filters(envs: dict, cfg) -> dict:
