@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from racesl.runtime.limits import DEFAULT_FUEL, FUEL_CAP, GENERATOR_FUEL_CAP
 from racesl.syntax import ast as A
+from racesl.syntax.decorators import not_one_argument
 
 _HINT = (f"write an integer literal from 1 to {FUEL_CAP:,} (to {GENERATOR_FUEL_CAP:,} for a @generate "
          f"helper or a @verify checker), e.g. @fuel(20000) (the default is {DEFAULT_FUEL})")
@@ -30,9 +31,8 @@ def budget(ck, d: A.Decorator, cap: int = FUEL_CAP) -> int | None:
     """The budget `@fuel(...)` declares, or None after reporting why it is not one (`ck`: the
     ModuleChecker, for `err`; `cap`: FUEL_CAP on an environment, GENERATOR_FUEL_CAP on a
     helper, whose role `role_caps` checks later)."""
-    if d.keywords or len(d.args) != 1:
-        got = "no argument" if not d.args and not d.keywords else (
-            "a keyword" if d.keywords else f"{len(d.args)} arguments")
+    got = not_one_argument(d)
+    if got is not None:
         ck.err("E410", f"@fuel takes one step budget, not {got}", d.span, _HINT)
         return None
     e = d.args[0]

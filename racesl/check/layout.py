@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from racesl.check.body import has_unknown
 from racesl.syntax import ast as A
+from racesl.syntax.decorators import not_one_argument
 from racesl.types import layout as L
 from racesl.types import types as T
 
@@ -22,9 +23,8 @@ _HINT = "write @layout(rows): a List[List[Int]], List[List[Str]] or List[Str] va
 def form(ck, fn: A.FuncDef, sig, d: A.Decorator) -> str | None:
     """The form `@layout(...)` on environment `fn` (signature `sig`) declares, or None after
     reporting why it is not one (`ck`: the ModuleChecker, for `err`)."""
-    if d.keywords or len(d.args) != 1:
-        got = "no argument" if not d.args and not d.keywords else (
-            "a keyword" if d.keywords else f"{len(d.args)} arguments")
+    got = not_one_argument(d)
+    if got is not None:
         ck.err("E430", f"@layout takes one form, not {got}", d.span, _HINT)
         return None
     a = d.args[0]
